@@ -1,0 +1,192 @@
+/*
+ * libsbxspawn: posix_spawn with a filesystem boundary.
+ *
+ * sbx_posix_spawn() behaves exactly like posix_spawn(3) and additionally
+ * takes a scope: paths the child may not reach (denials), paths re-admitted
+ * inside a denial, and read-only paths.  The scope is compiled into a Linux
+ * Landlock ruleset in the parent and applied in the child after the file
+ * actions, just before exec.
+ *
+ * Every function returns 0 or a positive error number and leaves errno as
+ * it found it, like posix_spawn(3).
+ */
+#ifndef SBXSPAWN_SBXSPAWN_H
+#define SBXSPAWN_SBXSPAWN_H
+
+#include <spawn.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L
+#define SBX_RESTRICT
+#else
+#define SBX_RESTRICT restrict
+#endif
+
+#define SBX_VERSION_MAJOR 0
+#define SBX_VERSION_MINOR 1
+
+/* ------------------------------------------------------------------------
+ * Error numbers and exit status
+ * --------------------------------------------------------------------- */
+
+/* Returned when Landlock is present but refused the ruleset: the program
+ * did not run.  Outside the range of the C library's errno values. */
+#define SBX_EREFUSED 2001
+
+/* Exit status of a child whose ruleset was refused (after one line on its
+ * standard error).  Deliberately not 127, which means "command not found";
+ * 125 is the env(1) and timeout(1) status for "the launcher itself failed". */
+#define SBX_EXIT_REFUSED 125
+
+/* Describes err: the library's own numbers, else strerror(3)'s text. */
+const char *sbx_strerror(int err);
+
+/* ------------------------------------------------------------------------
+ * File actions: sbx_ mirrors of posix_spawn_file_actions_*(3)
+ * --------------------------------------------------------------------- */
+
+struct sbx_file_action;
+
+typedef struct sbx_file_actions {
+	int __allocated;
+	int __used;
+	struct sbx_file_action *__actions;
+	int __reserved[8];
+} sbx_file_actions_t;
+
+int sbx_file_actions_init(sbx_file_actions_t *fa);
+int sbx_file_actions_destroy(sbx_file_actions_t *fa);
+int sbx_file_actions_addopen(sbx_file_actions_t *SBX_RESTRICT fa, int fd,
+                             const char *SBX_RESTRICT path, int oflag, mode_t mode);
+int sbx_file_actions_addclose(sbx_file_actions_t *fa, int fd);
+int sbx_file_actions_adddup2(sbx_file_actions_t *fa, int fd, int newfd);
+int sbx_file_actions_addchdir(sbx_file_actions_t *SBX_RESTRICT fa,
+                              const char *SBX_RESTRICT path);
+int sbx_file_actions_addfchdir(sbx_file_actions_t *fa, int fd);
+int sbx_file_actions_addclosefrom(sbx_file_actions_t *fa, int from);
+int sbx_file_actions_addtcsetpgrp(sbx_file_actions_t *fa, int tcfd);
+
+/* ------------------------------------------------------------------------
+ * The scope attribute
+ * --------------------------------------------------------------------- */
+
+struct sbx_scope;
+
+typedef struct sbx_scopeattr {
+	struct sbx_scope *__scope;
+	void *__reserved[7];
+} sbx_scopeattr_t;
+
+/* Flags for sbx_scopeattr_setflags(). */
+#define SBX_SCOPE_REQUIRE 0x1 /* no Landlock in the kernel: fail with ENOTSUP */
+
+int sbx_scopeattr_init(sbx_scopeattr_t *scope);
+int sbx_scopeattr_destroy(sbx_scopeattr_t *scope);
+/* No access at all beneath path. */
+int sbx_scopeattr_adddeny(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
+/* Full access beneath path, winning over any denial above it. */
+int sbx_scopeattr_addallow(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
+/* Read and execute beneath path, no writes. */
+int sbx_scopeattr_addreadonly(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
+int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags);
+int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT flags);
+/* Enforce no more than Landlock ABI abi would (1..9); 0 removes the cap. */
+int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi);
+int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT abi);
+
+/* Compile once, spawn many: takes a snapshot of the filesystem now, and
+ * every later spawn with this scope applies that snapshot without listing
+ * any directory.  Entries created after the snapshot inside an expanded
+ * directory stay unreachable, and grants for entries removed since then
+ * simply match nothing.  Changing the scope discards the snapshot; calling
+ * this again takes a new one. */
+int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
+
+/* ------------------------------------------------------------------------
+ * Events: what the library has to say about a spawn, as data
+ * --------------------------------------------------------------------- */
+
+enum sbx_event_kind {
+	SBX_EVENT_DROPPED = 1,   /* a grant could not be added: path stays unreachable */
+	SBX_EVENT_UNCONFINED,    /* the kernel has no Landlock: running unconfined (once per process) */
+	SBX_EVENT_IGNORED_DENY,  /* a denial of / or of the C runtime was not applied */
+	SBX_EVENT_ALIAS,         /* path2 is a second name (bind mount) of denied path */
+	SBX_EVENT_REFUSED,       /* Landlock refused the ruleset: the program did not run */
+	SBX_EVENT_EXPAND         /* debug: path was listed and its siblings are being granted */
+};
+
+typedef struct sbx_event {
+	int kind;            /* enum sbx_event_kind */
+	int error;           /* errno behind the event, or 0 */
+	const char *path;    /* the path concerned, or NULL */
+	const char *path2;   /* a second path (an alias), or NULL */
+	const char *message; /* one human-readable line, without newline */
+} sbx_event_t;
+
+typedef void (*sbx_logger_t)(const sbx_event_t *event, void *arg);
+
+/* The default logger: one line per event on stderr, debug events ignored. */
+void sbx_logger_default(const sbx_event_t *event, void *arg);
+/* logger NULL restores the default logger. */
+int sbx_scopeattr_setlogger(sbx_scopeattr_t *scope, sbx_logger_t logger, void *arg);
+
+/* ------------------------------------------------------------------------
+ * Outcome of the last spawn made by the calling thread
+ * --------------------------------------------------------------------- */
+
+enum sbx_confinement {
+	SBX_OUTCOME_NONE = 0,   /* no scope was given */
+	SBX_OUTCOME_CONFINED,   /* the whole ruleset was applied */
+	SBX_OUTCOME_NARROWED,   /* applied with some grants dropped (narrower than asked) */
+	SBX_OUTCOME_UNCONFINED, /* the kernel has no Landlock: the program ran unconfined */
+	SBX_OUTCOME_REFUSED     /* Landlock refused the ruleset: the program did not run */
+};
+
+enum sbx_stage {
+	SBX_STAGE_NONE = 0,    /* the spawn did not fail */
+	SBX_STAGE_SETUP,       /* in the parent, before the child existed */
+	SBX_STAGE_ATTR,        /* applying a posix_spawnattr_t setting */
+	SBX_STAGE_FILE_ACTION, /* file action number `action' */
+	SBX_STAGE_CONFINE,     /* applying the ruleset */
+	SBX_STAGE_EXEC         /* exec of the program */
+};
+
+typedef struct sbx_outcome {
+	int confinement;     /* enum sbx_confinement */
+	int abi;             /* Landlock ABI the ruleset was built for, 0 if none */
+	int kernel_abi;      /* Landlock ABI of the running kernel, 0 if none */
+	unsigned rules;      /* grants in the applied ruleset */
+	unsigned dropped;    /* grants dropped: dropped_paths[0 .. dropped-1] */
+	const char *const *dropped_paths; /* valid until this thread's next spawn */
+	int stage;           /* enum sbx_stage where the spawn failed */
+	int action;          /* index of the failing file action, else -1 */
+	int error;           /* errno of the failure or refusal, else 0 */
+} sbx_outcome_t;
+
+int sbx_outcome_get(sbx_outcome_t *outcome);
+
+/* ------------------------------------------------------------------------
+ * Spawning
+ * --------------------------------------------------------------------- */
+
+int sbx_posix_spawn(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT path,
+                    const sbx_file_actions_t *file_actions,
+                    const posix_spawnattr_t *SBX_RESTRICT attrp,
+                    const sbx_scopeattr_t *SBX_RESTRICT scope,
+                    char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
+
+int sbx_posix_spawnp(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT file,
+                     const sbx_file_actions_t *file_actions,
+                     const posix_spawnattr_t *SBX_RESTRICT attrp,
+                     const sbx_scopeattr_t *SBX_RESTRICT scope,
+                     char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SBXSPAWN_SBXSPAWN_H */

@@ -1,0 +1,739 @@
+/*
+ * The compiler: a scope of denials, re-admissions and read-only paths into
+ * a Landlock ruleset.
+ *
+ * Landlock only grants, and the rights of every rule on a path's ancestors
+ * add up.  So a node of the scope's tree that has restricted paths below it
+ * gets only the rights common to its whole subtree, and is "expanded": it is
+ * listed, and each entry that does not lead to a configured path gets the
+ * node's own rights on a rule of its own.  With only denials this is the
+ * design's walk: the ancestors of a denial get nothing, their other entries
+ * get everything.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+
+/* ---- resolving the caller's paths ------------------------------------ */
+
+/* Appends "/name" (len bytes of it) to the absolute path in buf. */
+static int path_push(char *buf, const char *name, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (n > 1)
+		buf[n++] = '/';
+	if (n + len >= PATH_MAX)
+		return ENAMETOOLONG;
+	memcpy(buf + n, name, len);
+	buf[n + len] = '\0';
+	return 0;
+}
+
+static void path_pop(char *buf)
+{
+	char *slash = strrchr(buf, '/');
+
+	if (slash == buf)
+		buf[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* Makes path absolute against the current directory and resolves every
+ * symlink in the part that exists; the rest ("a denied path that does not
+ * exist yet") is normalised as written.  out holds PATH_MAX bytes. */
+static int resolve(const char *path, char *out)
+{
+	char todo[2 * PATH_MAX], link[PATH_MAX];
+	int links = 0;
+
+	if (path[0] == '/') {
+		strcpy(out, "/");
+	} else if (!getcwd(out, PATH_MAX)) {
+		return errno;
+	}
+	if (strlen(path) >= PATH_MAX)
+		return ENAMETOOLONG;
+	strcpy(todo, path);
+
+	for (char *p = todo; *p;) {
+		char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		struct stat st;
+		ssize_t n;
+		int err;
+
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			p = *end ? end + 1 : end;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			/* out is already resolved, so this is its physical parent. */
+			path_pop(out);
+			p = *end ? end + 1 : end;
+			continue;
+		}
+		if ((err = path_push(out, p, len)))
+			return err;
+		p = *end ? end + 1 : end;
+		if (lstat(out, &st)) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue; /* the rest is normalised as written */
+			return errno;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > 40)
+			return ELOOP;
+		n = readlink(out, link, sizeof(link) - 1);
+		if (n < 0)
+			return errno;
+		link[n] = '\0';
+		path_pop(out);
+		if (link[0] == '/')
+			strcpy(out, "/");
+		/* The link's target comes before what is left to walk. */
+		if ((size_t)n + 1 + strlen(p) + 1 > sizeof(todo))
+			return ENAMETOOLONG;
+		memmove(todo + n + 1, p, strlen(p) + 1);
+		memcpy(todo, link, (size_t)n);
+		todo[n] = '/';
+		p = todo;
+	}
+	return 0;
+}
+
+/* Whether a is b or one of b's ancestors (both resolved, absolute). */
+static bool covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+/* ---- the C runtime, which a denial must not take away ---------------- */
+
+static char runtime_paths[2][PATH_MAX];
+static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+
+static void runtime_probe(void)
+{
+	Dl_info info;
+	unsigned long base = getauxval(AT_BASE);
+
+	if (dladdr((void *)&getpid, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+	    !realpath(info.dli_fname, runtime_paths[0]))
+		runtime_paths[0][0] = '\0';
+	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+	    !realpath(info.dli_fname, runtime_paths[1]))
+		runtime_paths[1][0] = '\0';
+}
+
+/* ---- the tree of configured paths ------------------------------------ */
+
+struct node {
+	char *name;
+	int mode;           /* enum sbx_mode, or -1 where nothing is configured */
+	uint64_t want;      /* the rights asked for here */
+	uint64_t common;    /* the rights common to the whole subtree */
+	struct node **kids; /* sorted by name once the tree is built */
+	size_t nkids, cap;
+};
+
+static struct node *node_new(const char *name, size_t len)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (n && !(n->name = strndup(name, len))) {
+		free(n);
+		return NULL;
+	}
+	if (n)
+		n->mode = -1;
+	return n;
+}
+
+static void node_free(struct node *n)
+{
+	for (size_t i = 0; n && i < n->nkids; i++)
+		node_free(n->kids[i]);
+	if (n) {
+		free(n->kids);
+		free(n->name);
+		free(n);
+	}
+}
+
+static struct node *node_child(struct node *n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		if (strlen(n->kids[i]->name) == len && memcmp(n->kids[i]->name, name, len) == 0)
+			return n->kids[i];
+	if (n->nkids == n->cap) {
+		size_t cap = n->cap ? 2 * n->cap : 4;
+		struct node **grown = realloc(n->kids, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		n->kids = grown;
+		n->cap = cap;
+	}
+	return (n->kids[n->nkids] = node_new(name, len)) ? n->kids[n->nkids++] : NULL;
+}
+
+/* Puts path in the tree.  At one path the widest mode wins: a re-admission
+ * of a denied path is what re-admitting is for. */
+static int tree_add(struct node *root, const char *path, enum sbx_mode mode)
+{
+	struct node *n = root;
+
+	for (const char *p = path + 1; *p;) {
+		const char *end = strchrnul(p, '/');
+
+		if (!(n = node_child(n, p, (size_t)(end - p))))
+			return ENOMEM;
+		p = *end ? end + 1 : end;
+	}
+	if ((int)mode > n->mode)
+		n->mode = (int)mode;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
+struct rights {
+	uint64_t dir;  /* everything but making device nodes */
+	uint64_t file; /* what a rule on a non-directory may carry */
+	uint64_t read;
+};
+
+static uint64_t mode_rights(const struct rights *r, int mode)
+{
+	return mode == SBX_MODE_ALLOW ? r->dir : mode == SBX_MODE_READONLY ? r->read : 0;
+}
+
+/* Fills want (top down) and common (bottom up), sorts the children. */
+static void tree_settle(struct node *n, uint64_t inherited, const struct rights *r)
+{
+	n->want = n->mode >= 0 ? mode_rights(r, n->mode) : inherited;
+	n->common = n->want;
+	for (size_t i = 0; i < n->nkids; i++) {
+		tree_settle(n->kids[i], n->want, r);
+		n->common &= n->kids[i]->common;
+	}
+	qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+}
+
+static struct node *tree_find(const struct node *n, const char *name)
+{
+	struct node key = { .name = (char *)name }, *kp = &key, **hit;
+
+	hit = bsearch(&kp, n->kids, n->nkids, sizeof(*n->kids), by_name);
+	return hit ? *hit : NULL;
+}
+
+/* ---- emitting the rules ---------------------------------------------- */
+
+struct compiler {
+	const struct sbx_scope *scope;
+	struct sbx_ruleset *out;
+	struct rights rights;
+	size_t dropped_cap;
+	char path[PATH_MAX]; /* the directory being worked on */
+	int err;             /* ENOMEM: the compile as a whole failed */
+};
+
+/* One grant could not be added: the path stays unreachable. */
+static void drop(struct compiler *cc, const char *name, int err)
+{
+	struct sbx_ruleset *rs = cc->out;
+	char full[PATH_MAX + NAME_MAX + 2];
+
+	snprintf(full, sizeof(full), "%s%s%s", cc->path, strcmp(cc->path, "/") && *name ? "/" : "",
+	         name);
+	if (rs->ndropped == cc->dropped_cap) {
+		size_t cap = cc->dropped_cap ? 2 * cc->dropped_cap : 8;
+		char **grown = realloc(rs->dropped, cap * sizeof(*grown));
+
+		if (!grown) {
+			cc->err = ENOMEM;
+			return;
+		}
+		rs->dropped = grown;
+		cc->dropped_cap = cap;
+	}
+	if (!(rs->dropped[rs->ndropped] = strdup(full))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->ndropped++;
+	sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+	           "%s stays unreachable: its grant could not be added (%s)", full, strerror(err));
+}
+
+/* Adds a rule on fd, trimmed to what its kind of file may carry. */
+static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, const char *name)
+{
+	int r;
+
+	if (!is_dir)
+		access &= cc->rights.file;
+	if (!access)
+		return;
+	r = sbx__ruleset_add(cc->out->fd, fd, access);
+	if (r)
+		drop(cc, name, -r);
+	else
+		cc->out->rules++;
+}
+
+struct entry {
+	size_t name; /* offset into the names buffer */
+	unsigned char type;
+};
+
+struct listing {
+	struct entry *v;
+	size_t n, cap;
+	char *names;
+	size_t len, room;
+};
+
+static void listing_free(struct listing *l)
+{
+	free(l->v);
+	free(l->names);
+}
+
+/* Reads a whole directory before any entry is opened. */
+static int list_dir(int dirfd, struct listing *l)
+{
+	char buf[32768];
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long got;
+
+	if (fd < 0)
+		return errno;
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			size_t len = strlen(d->d_name) + 1;
+
+			off += d->d_reclen;
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			if (l->n == l->cap) {
+				size_t cap = l->cap ? 2 * l->cap : 64;
+				struct entry *grown = realloc(l->v, cap * sizeof(*grown));
+
+				if (!grown)
+					goto nomem;
+				l->v = grown;
+				l->cap = cap;
+			}
+			if (l->len + len > l->room) {
+				size_t room = l->room ? 2 * l->room : 4096;
+				char *grown;
+
+				while (room < l->len + len)
+					room *= 2;
+				if (!(grown = realloc(l->names, room)))
+					goto nomem;
+				l->names = grown;
+				l->room = room;
+			}
+			memcpy(l->names + l->len, d->d_name, len);
+			l->v[l->n++] = (struct entry){ .name = l->len, .type = d->d_type };
+			l->len += len;
+		}
+	}
+	got = got < 0 ? errno : 0;
+	close(fd);
+	return (int)got;
+nomem:
+	close(fd);
+	return ENOMEM;
+}
+
+/* Grants `rights' to every entry of the directory that is not on the way to
+ * a configured path.  Symlinks are never followed, and get nothing: a rule
+ * on a link grants nothing, its target has its own. */
+static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_t rights)
+{
+	struct listing l = { 0 };
+	int err = list_dir(dirfd, &l);
+
+	if (err) {
+		if (err == ENOMEM)
+			cc->err = ENOMEM;
+		else
+			drop(cc, "", err);
+		listing_free(&l);
+		return;
+	}
+	/* Listed, not yet opened: what a caller's debug logger sees here is
+	 * exactly the window in which an entry can vanish. */
+	sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL, "expanding %s (%zu entries)",
+	           cc->path, l.n);
+	for (size_t i = 0; i < l.n && !cc->err; i++) {
+		const char *name = l.names + l.v[i].name;
+		unsigned char type = l.v[i].type;
+		struct stat st;
+		int fd;
+
+		if (type == DT_LNK || tree_find(n, name))
+			continue;
+		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			drop(cc, name, errno);
+			continue;
+		}
+		if (type == DT_UNKNOWN)
+			type = fstat(fd, &st) ? DT_UNKNOWN : S_ISDIR(st.st_mode) ? DT_DIR
+			                                  : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		if (type != DT_LNK)
+			grant(cc, fd, type == DT_DIR, rights, name);
+		close(fd);
+	}
+	listing_free(&l);
+}
+
+/* Emits the rules for node n, whose directory is open as dirfd; `have' is
+ * what the rules above it already grant beneath it. */
+static void emit(struct compiler *cc, const struct node *n, int dirfd, uint64_t have)
+{
+	size_t base = strlen(cc->path);
+
+	grant(cc, dirfd, true, n->common & ~have, "");
+	have |= n->common;
+	if (n->want & ~have)
+		expand(cc, n, dirfd, n->want & ~have);
+
+	for (size_t i = 0; i < n->nkids && !cc->err; i++) {
+		const struct node *kid = n->kids[i];
+		struct stat st;
+		int fd;
+
+		if (!((kid->common | kid->want) & ~have) && !kid->nkids)
+			continue; /* nothing to add beneath it */
+		fd = openat(dirfd, kid->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			/* A configured path that does not exist is simply not
+			 * there: nothing to grant, and its parent lacks the
+			 * rights to create it. */
+			if (errno != ENOENT && errno != ENOTDIR)
+				drop(cc, kid->name, errno);
+			continue;
+		}
+		if (fstat(fd, &st)) {
+			drop(cc, kid->name, errno);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
+				emit(cc, kid, fd, have);
+				cc->path[base] = '\0';
+			} else {
+				drop(cc, kid->name, ENAMETOOLONG);
+			}
+		} else if (!S_ISLNK(st.st_mode)) {
+			/* A file: nothing can be beneath it. */
+			grant(cc, fd, false, kid->common & ~have, kid->name);
+		}
+		close(fd);
+	}
+}
+
+/* ---- bind-mount aliases ---------------------------------------------- */
+
+struct mount {
+	unsigned dev_major, dev_minor;
+	char root[PATH_MAX];
+	char point[PATH_MAX];
+};
+
+/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+static struct mount *read_mounts(size_t *count)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mount *v = NULL, m;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &m.dev_major, &m.dev_minor, m.root,
+		           m.point) != 4)
+			continue;
+		unescape(m.root);
+		unescape(m.point);
+		if (n == cap) {
+			struct mount *grown = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
+
+			if (!grown)
+				break;
+			v = grown;
+		}
+		v[n++] = m;
+	}
+	free(line);
+	fclose(f);
+	*count = n;
+	return v;
+}
+
+/* The mode that governs path: that of its nearest configured ancestor. */
+static int mode_at(const struct node *root, const char *path)
+{
+	const struct node *n = root;
+	int mode = root->mode >= 0 ? root->mode : SBX_MODE_ALLOW;
+
+	for (const char *p = path + 1; *p && n;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		const struct node *next = NULL;
+
+		for (size_t i = 0; i < n->nkids; i++)
+			if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, p, len))
+				next = n->kids[i];
+		if ((n = next) && n->mode >= 0)
+			mode = n->mode;
+		p = *end ? end + 1 : end;
+	}
+	return mode;
+}
+
+static const char *suffix_after(const char *prefix, const char *path)
+{
+	return strcmp(prefix, "/") == 0 ? path : path + strlen(prefix);
+}
+
+/* Warns where a restricted path is also reachable, with wider rights, under
+ * a second name: another mount of the same filesystem. */
+static void check_aliases(struct compiler *cc, const struct node *root, const char *path,
+                          int mode, const struct mount *mounts, size_t nm)
+{
+	const struct mount *home = NULL;
+	char rel[2 * PATH_MAX], alias[3 * PATH_MAX], real[3 * PATH_MAX];
+	struct stat a, b;
+
+	for (size_t i = 0; i < nm; i++)
+		if (covers(mounts[i].point, path) &&
+		    (!home || strlen(mounts[i].point) >= strlen(home->point)))
+			home = &mounts[i];
+	if (!home)
+		return;
+	snprintf(rel, sizeof(rel), "%s%s", strcmp(home->root, "/") ? home->root : "",
+	         suffix_after(home->point, path));
+	if (!rel[0])
+		strcpy(rel, "/");
+
+	for (size_t i = 0; i < nm; i++) {
+		const struct mount *m = &mounts[i];
+
+		if (m == home || m->dev_major != home->dev_major || m->dev_minor != home->dev_minor)
+			continue;
+		if (covers(m->root, rel)) {
+			/* The mount shows the restricted path itself. */
+			snprintf(alias, sizeof(alias), "%s%s", strcmp(m->point, "/") ? m->point : "",
+			         suffix_after(m->root, rel));
+			snprintf(real, sizeof(real), "%s", path);
+		} else if (covers(rel, m->root)) {
+			/* The mount shows a part of it. */
+			snprintf(alias, sizeof(alias), "%s", m->point);
+			snprintf(real, sizeof(real), "%s%s", strcmp(path, "/") ? path : "",
+			         suffix_after(rel, m->root));
+		} else {
+			continue;
+		}
+		if (!alias[0])
+			strcpy(alias, "/");
+		if (mode_at(root, alias) <= mode || stat(alias, &a) || stat(real, &b) ||
+		    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			continue;
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, real, alias,
+		           "%s is also reachable as %s (a bind mount); the scope does not cover that name",
+		           real, alias);
+	}
+}
+
+/* ---- the whole compile ----------------------------------------------- */
+
+static atomic_int said_unconfined;
+
+static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, int why)
+{
+	if (scope->flags & SBX_SCOPE_REQUIRE)
+		return ENOTSUP;
+	out->confinement = SBX_OUTCOME_UNCONFINED;
+	if (!atomic_exchange(&said_unconfined, 1))
+		sbx__event(scope, SBX_EVENT_UNCONFINED, why, NULL, NULL,
+		           "this kernel has no Landlock (%s): commands run unconfined%s",
+		           why == ENOSYS ? "not built in" : "disabled at boot; add lsm=...,landlock",
+		           "; ask for SBX_SCOPE_REQUIRE to refuse instead");
+	return 0;
+}
+
+/* Resolves every configured path, leaves out the denials that would stop
+ * every program, and builds the tree. */
+static int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX])
+{
+	int err;
+
+	pthread_once(&runtime_once, runtime_probe);
+	for (size_t i = 0; i < scope->nrules; i++) {
+		if ((err = resolve(scope->rules[i].path, resolved[i])))
+			return err;
+	}
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const char *why = NULL;
+
+		if (scope->rules[i].mode != SBX_MODE_DENY) {
+			if ((err = tree_add(root, resolved[i], scope->rules[i].mode)))
+				return err;
+			continue;
+		}
+		if (strcmp(resolved[i], "/") == 0)
+			why = "denying / would stop every program";
+		for (int r = 0; r < 2 && !why; r++)
+			if (runtime_paths[r][0] && covers(resolved[i], runtime_paths[r])) {
+				/* Unless something below re-admits the runtime. */
+				bool readmitted = false;
+
+				for (size_t j = 0; j < scope->nrules; j++)
+					if (scope->rules[j].mode != SBX_MODE_DENY &&
+					    covers(resolved[j], runtime_paths[r]) &&
+					    covers(resolved[i], resolved[j]))
+						readmitted = true;
+				if (!readmitted)
+					why = "it holds the C runtime every program needs";
+			}
+		if (why) {
+			sbx__event(scope, SBX_EVENT_IGNORED_DENY, 0, resolved[i], NULL,
+			           "not denying %s: %s", resolved[i], why);
+			continue;
+		}
+		if ((err = tree_add(root, resolved[i], SBX_MODE_DENY)))
+			return err;
+	}
+	return 0;
+}
+
+int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
+{
+	int kernel_abi = sbx__landlock_abi();
+	struct compiler *cc = NULL;
+	struct node *root = NULL;
+	char (*resolved)[PATH_MAX] = NULL;
+	int err = ENOMEM, rootfd;
+
+	*out = (struct sbx_ruleset){ .fd = -1, .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
+	if (kernel_abi < 0)
+		return no_landlock(scope, out, -kernel_abi);
+	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;
+
+	if (!(cc = calloc(1, sizeof(*cc))) || !(root = node_new("", 0)) ||
+	    !(resolved = calloc(scope->nrules + 1, sizeof(*resolved))))
+		goto fail;
+	cc->scope = scope;
+	cc->out = out;
+	cc->rights.dir = sbx__fs_rights_known(out->abi) &
+	                 ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+	cc->rights.file = sbx__fs_rights_file(out->abi);
+	cc->rights.read = sbx__fs_rights_read(out->abi);
+	if ((err = build_tree(scope, root, resolved)))
+		goto fail;
+	tree_settle(root, cc->rights.dir, &cc->rights);
+
+	out->fd = sbx__ruleset_create(out->abi);
+	if (out->fd < 0) {
+		/* Landlock is there and said no: the child will say so. */
+		out->error = -out->fd;
+		out->fd = -1;
+		out->confinement = SBX_OUTCOME_REFUSED;
+		err = 0;
+		goto fail;
+	}
+	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		err = errno;
+		goto fail;
+	}
+	strcpy(cc->path, "/");
+	emit(cc, root, rootfd, 0);
+	close(rootfd);
+	if ((err = cc->err))
+		goto fail;
+
+	if (root->nkids) {
+		size_t nm = 0;
+		struct mount *mounts = read_mounts(&nm);
+
+		for (size_t i = 0; mounts && i < scope->nrules; i++)
+			if (scope->rules[i].mode != SBX_MODE_ALLOW)
+				check_aliases(cc, root, resolved[i], mode_at(root, resolved[i]), mounts, nm);
+		free(mounts);
+	}
+	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
+	err = 0;
+	goto done;
+fail:
+	if (err)
+		sbx__ruleset_release(out);
+done:
+	node_free(root);
+	free(resolved);
+	free(cc);
+	return err;
+}
+
+void sbx__ruleset_release(struct sbx_ruleset *rs)
+{
+	if (rs->fd >= 0)
+		close(rs->fd);
+	for (unsigned i = 0; i < rs->ndropped; i++)
+		free(rs->dropped[i]);
+	free(rs->dropped);
+	rs->fd = -1;
+	rs->dropped = NULL;
+	rs->ndropped = 0;
+}

@@ -1,0 +1,135 @@
+/* Diagnostics: events to the caller's logger, the default logger, error
+ * descriptions, and the per-thread outcome of the last spawn. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void sbx__restore_errno(const int *saved)
+{
+	errno = *saved;
+}
+
+SBX_EXPORT const char *sbx_strerror(int err)
+{
+	SBX_KEEP_ERRNO;
+
+	if (err == SBX_EREFUSED)
+		return "Landlock refused the ruleset; the program did not run";
+	return strerror(err);
+}
+
+SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
+{
+	SBX_KEEP_ERRNO;
+
+	if (ev->kind == SBX_EVENT_EXPAND)
+		return;
+	/* One write, so that lines from concurrent spawns do not interleave. */
+	char line[4096];
+	int n = snprintf(line, sizeof(line), "sbxspawn: %s\n", ev->message);
+
+	if (n > (int)sizeof(line) - 1) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	if (n > 0)
+		fwrite(line, 1, (size_t)n, stderr);
+}
+
+void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
+                const char *path2, const char *fmt, ...)
+{
+	char message[4096];
+	va_list ap;
+	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,
+	                       .message = message },
+	       scope ? scope->logger_arg : NULL);
+}
+
+/* ---- the outcome of the last spawn of each thread -------------------- */
+
+struct outcome_slot {
+	sbx_outcome_t out;
+	char **dropped; /* owned */
+};
+
+static pthread_key_t outcome_key;
+static pthread_once_t outcome_once = PTHREAD_ONCE_INIT;
+
+static void free_dropped(struct outcome_slot *slot)
+{
+	for (unsigned i = 0; slot->dropped && i < slot->out.dropped; i++)
+		free(slot->dropped[i]);
+	free(slot->dropped);
+	slot->dropped = NULL;
+}
+
+static void slot_free(void *p)
+{
+	free_dropped(p);
+	free(p);
+}
+
+static void outcome_key_create(void)
+{
+	(void)pthread_key_create(&outcome_key, slot_free);
+}
+
+static struct outcome_slot *this_thread_slot(void)
+{
+	struct outcome_slot *slot;
+
+	pthread_once(&outcome_once, outcome_key_create);
+	slot = pthread_getspecific(outcome_key);
+	if (!slot && (slot = calloc(1, sizeof(*slot))) && pthread_setspecific(outcome_key, slot)) {
+		free(slot);
+		slot = NULL;
+	}
+	return slot;
+}
+
+void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action, int error)
+{
+	SBX_KEEP_ERRNO;
+	struct outcome_slot *slot = this_thread_slot();
+
+	if (!slot)
+		return;
+	free_dropped(slot);
+	slot->out = (sbx_outcome_t){ .confinement = confinement, .stage = stage,
+	                             .action = action, .error = error };
+	slot->out.kernel_abi = sbx__landlock_abi() > 0 ? sbx__landlock_abi() : 0;
+	if (rs) {
+		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
+		slot->out.rules = rs->rules;
+		if (rs->ndropped && (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
+			while (slot->out.dropped < rs->ndropped &&
+			       (slot->dropped[slot->out.dropped] = strdup(rs->dropped[slot->out.dropped])))
+				slot->out.dropped++;
+		}
+	}
+	slot->out.dropped_paths = (const char *const *)slot->dropped;
+}
+
+SBX_EXPORT int sbx_outcome_get(sbx_outcome_t *outcome)
+{
+	SBX_KEEP_ERRNO;
+	struct outcome_slot *slot = this_thread_slot();
+
+	if (!slot)
+		return ENOMEM;
+	*outcome = slot->out;
+	return 0;
+}

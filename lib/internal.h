@@ -1,0 +1,109 @@
+/* Declarations shared by the files of lib/; nothing here is exported. */
+#ifndef SBX_INTERNAL_H
+#define SBX_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sbxspawn/sbxspawn.h"
+
+#define SBX_EXPORT __attribute__((visibility("default")))
+
+/* Saves errno on entry and puts it back on every return, so that no
+ * public function ever changes it. */
+#define SBX_KEEP_ERRNO int sbx__saved_errno __attribute__((cleanup(sbx__restore_errno))) = errno
+void sbx__restore_errno(const int *saved);
+
+/* ---- file actions (file_actions.c) ---------------------------------- */
+
+enum sbx_fa_kind {
+	SBX_FA_OPEN,
+	SBX_FA_CLOSE,
+	SBX_FA_DUP2,
+	SBX_FA_CHDIR,
+	SBX_FA_FCHDIR,
+	SBX_FA_CLOSEFROM,
+	SBX_FA_TCSETPGRP
+};
+
+struct sbx_file_action {
+	enum sbx_fa_kind kind;
+	int fd;      /* the target of open, close, dup2; fchdir, closefrom, tcsetpgrp */
+	int srcfd;   /* dup2's source */
+	int oflag;
+	mode_t mode;
+	char *path;  /* open, chdir */
+};
+
+/* The highest descriptor any action names, or -1. */
+int sbx__file_actions_maxfd(const sbx_file_actions_t *fa);
+
+/* ---- the scope (scope.c) -------------------------------------------- */
+
+enum sbx_mode { SBX_MODE_DENY, SBX_MODE_READONLY, SBX_MODE_ALLOW };
+
+struct sbx_scope_rule {
+	enum sbx_mode mode;
+	char *path; /* as the caller wrote it */
+};
+
+struct sbx_ruleset;
+
+struct sbx_scope {
+	struct sbx_scope_rule *rules;
+	size_t nrules, cap;
+	int flags;
+	int abi_cap;
+	sbx_logger_t logger;
+	void *logger_arg;
+	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
+};
+
+/* ---- the kernel interface (landlock.c) ------------------------------ */
+
+/* The running kernel's Landlock ABI, probed once per process: > 0, or a
+ * negative errno (-ENOSYS not built in, -EOPNOTSUPP disabled at boot). */
+int sbx__landlock_abi(void);
+/* Every filesystem right that ABI abi knows. */
+uint64_t sbx__fs_rights_known(int abi);
+/* Rights a rule on something that is not a directory may carry. */
+uint64_t sbx__fs_rights_file(int abi);
+/* Read and execute. */
+uint64_t sbx__fs_rights_read(int abi);
+/* Creates a ruleset handling every right of abi: fd, or -errno. */
+int sbx__ruleset_create(int abi);
+/* Adds a path-beneath rule on fd: 0 or -errno. */
+int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
+
+/* ---- the compiler (compile.c) --------------------------------------- */
+
+struct sbx_ruleset {
+	int fd;           /* Landlock ruleset, O_CLOEXEC; -1 if none */
+	int confinement;  /* enum sbx_confinement */
+	int abi;
+	int kernel_abi;
+	int error;        /* why the ruleset was refused */
+	unsigned rules;
+	unsigned ndropped;
+	char **dropped;
+};
+
+/* Compiles scope against the filesystem as it is now.  Returns 0 with
+ * out->confinement telling the outcome (a refused ruleset is an outcome,
+ * not an error), or an error number for a spawn that must not happen
+ * (ENOMEM, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
+int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out);
+void sbx__ruleset_release(struct sbx_ruleset *rs);
+
+/* ---- diagnostics (diag.c) ------------------------------------------- */
+
+void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
+                const char *path2, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Records the outcome of this thread's spawn, with a copy of the ruleset's
+ * dropped grants when rs is given. */
+void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action,
+                         int error);
+
+#endif /* SBX_INTERNAL_H */

@@ -1,0 +1,607 @@
+/*
+ * The spawn engine.
+ *
+ * The child is created with clone(CLONE_VM|CLONE_VFORK) on a stack of its
+ * own: it shares the parent's memory, so its cost does not grow with the
+ * parent's heap, and the parent sleeps until it has exec'd or exited.  Between
+ * clone and exec the child makes raw system calls only: no malloc, stdio,
+ * locks, strerror or getenv.  Everything it needs is prepared here first.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* Every flag glibc 2.36 knows; any other bit is EINVAL. */
+#define KNOWN_FLAGS (POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |  \
+		     POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSCHEDPARAM |                    \
+		     POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID)
+
+#define CHILD_STACK (64 * 1024)
+#define KERNEL_SIGSET_SIZE (_NSIG / 8)
+
+/* What the child reports: where it failed and why. */
+struct child_result {
+	int stage; /* enum sbx_stage; 0 while it has not failed */
+	int action;
+	int err;
+};
+
+/* The record the parent prepares and the child reads (and, with CLONE_VM,
+ * writes its result into). */
+struct child {
+	const char *file;        /* the program, or the name to look up */
+	const char *search_path; /* PATH for the lookup; NULL: exec file as it is */
+	char *const *argv;
+	char *const *envp;
+	const sbx_file_actions_t *fa;
+
+	short flags;
+	pid_t pgroup;
+	sigset_t sigdefault;
+	sigset_t sigmask;
+	int policy;
+	struct sched_param param;
+	sigset_t oldmask;
+
+	int ruleset_fd;           /* apply this after the file actions; -1: none */
+	int refused;              /* errno of a ruleset the parent could not build */
+	const char *refused_call; /* the call that failed there */
+	int fd_floor;             /* our descriptors move to at least this */
+	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
+
+	struct child_result res;
+};
+
+/* ---- the child ------------------------------------------------------- */
+
+/* A raw system call: the result, or -errno. */
+static long sys(long nr, long a, long b, long c, long d)
+{
+	long r = syscall(nr, a, b, c, d);
+
+	return r == -1 ? -errno : r;
+}
+
+static _Noreturn void child_exit(struct child *c, int stage, int action, int err, int status)
+{
+	c->res = (struct child_result){ .stage = stage, .action = action, .err = err };
+	if (c->report_fd >= 0)
+		(void)sys(SYS_write, c->report_fd, (long)&c->res, sizeof(c->res), 0);
+	_exit(status);
+}
+
+static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
+{
+	child_exit(c, stage, action, err, 127);
+}
+
+/* No handler of the parent may run in the child: it would run on the
+ * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
+static void reset_signals(const struct child *c)
+{
+	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
+	 * the layout of every architecture but mips, and the rest is zero. */
+	static const unsigned long dfl[4] = { (unsigned long)SIG_DFL };
+	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
+
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction sa;
+		const unsigned long *set = NULL;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if ((c->flags & POSIX_SPAWN_SETSIGDEF) && sigismember(&c->sigdefault, sig))
+			set = dfl;
+		else if (sig >= 32 && sig < SIGRTMIN)
+			/* The C library's own signals, which sigaction(3) cannot
+			 * read: glibc's posix_spawn leaves them ignored. */
+			set = ign;
+		else if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+		         sa.sa_handler != SIG_DFL)
+			set = dfl;
+		if (set)
+			(void)sys(SYS_rt_sigaction, sig, (long)set, 0, KERNEL_SIGSET_SIZE);
+	}
+}
+
+/* The attribute steps, in glibc's order.  0 or -errno. */
+static long apply_attributes(const struct child *c)
+{
+	long r = 0;
+	int sched = c->flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER);
+
+	if (sched == POSIX_SPAWN_SETSCHEDPARAM)
+		r = sys(SYS_sched_setparam, 0, (long)&c->param, 0, 0);
+	else if (sched)
+		r = sys(SYS_sched_setscheduler, 0, c->policy, (long)&c->param, 0);
+	if (r >= 0 && (c->flags & POSIX_SPAWN_SETSID))
+		r = sys(SYS_setsid, 0, 0, 0, 0);
+	if (r >= 0 && (c->flags & POSIX_SPAWN_SETPGROUP))
+		r = sys(SYS_setpgid, 0, c->pgroup, 0, 0);
+	/* The effective ids only, with raw calls: the C library's set*id
+	 * wrappers would signal the parent's threads. */
+	if (r >= 0 && (c->flags & POSIX_SPAWN_RESETIDS)) {
+		r = sys(SYS_setresuid, -1, sys(SYS_getuid, 0, 0, 0, 0), -1, 0);
+		if (r >= 0)
+			r = sys(SYS_setresgid, -1, sys(SYS_getgid, 0, 0, 0, 0), -1, 0);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Moves one of our own descriptors out of the way of the file actions:
+ * at or above the floor, close-on-exec, its old number closed so that an
+ * action naming that number finds nothing there (EBADF). */
+static long move_up(int *fd, int floor)
+{
+	long moved;
+
+	if (*fd < 0 || *fd >= floor)
+		return 0;
+	moved = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, floor, 0);
+	if (moved < 0)
+		return moved;
+	(void)sys(SYS_close, *fd, 0, 0, 0);
+	*fd = (int)moved;
+	return 0;
+}
+
+/* closefrom(low) that spares our descriptors. */
+static long close_from(const struct child *c, int low)
+{
+	int keep[2] = { c->ruleset_fd, c->report_fd };
+	long r;
+
+	if (keep[0] > keep[1]) {
+		int t = keep[0];
+		keep[0] = keep[1];
+		keep[1] = t;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < low)
+			continue;
+		if (keep[i] > low && (r = sys(SYS_close_range, low, keep[i] - 1, 0, 0)) < 0)
+			return r;
+		low = keep[i] + 1;
+	}
+	return sys(SYS_close_range, low, ~0U, 0, 0);
+}
+
+/* One file action, with glibc's semantics.  0 or -errno. */
+static long file_action(const struct child *c, const struct sbx_file_action *a)
+{
+	long r, fd;
+	pid_t pgid;
+
+	switch (a->kind) {
+	case SBX_FA_OPEN:
+		/* POSIX: a descriptor already open there is closed first. */
+		(void)sys(SYS_close, a->fd, 0, 0, 0);
+		fd = sys(SYS_openat, AT_FDCWD, (long)a->path, a->oflag, a->mode);
+		if (fd < 0 || fd == a->fd)
+			return fd < 0 ? fd : 0;
+		r = sys(SYS_dup3, fd, a->fd, 0, 0);
+		if (r < 0)
+			return r;
+		return sys(SYS_close, fd, 0, 0, 0);
+	case SBX_FA_CLOSE:
+		/* Like glibc, closing a descriptor that is not open is fine. */
+		r = sys(SYS_close, a->fd, 0, 0, 0);
+		return r == -EBADF ? 0 : r;
+	case SBX_FA_DUP2:
+		if (a->srcfd == c->ruleset_fd || a->srcfd == c->report_fd)
+			return -EBADF;
+		if (a->srcfd != a->fd) {
+			r = sys(SYS_dup3, a->srcfd, a->fd, 0, 0);
+			return r < 0 ? r : 0;
+		}
+		/* dup2(fd, fd) clears close-on-exec (Austin Group issue 411). */
+		r = sys(SYS_fcntl, a->fd, F_GETFD, 0, 0);
+		return r < 0 ? r : sys(SYS_fcntl, a->fd, F_SETFD, r & ~FD_CLOEXEC, 0);
+	case SBX_FA_CHDIR:
+		return sys(SYS_chdir, (long)a->path, 0, 0, 0);
+	case SBX_FA_FCHDIR:
+		return sys(SYS_fchdir, a->fd, 0, 0, 0);
+	case SBX_FA_CLOSEFROM:
+		return close_from(c, a->fd);
+	case SBX_FA_TCSETPGRP:
+		pgid = (c->flags & POSIX_SPAWN_SETPGROUP) && c->pgroup ? c->pgroup
+		                                                       : (pid_t)sys(SYS_getpgid, 0, 0, 0, 0);
+		return sys(SYS_ioctl, a->fd, TIOCSPGRP, (long)&pgid, 0);
+	}
+	return -EINVAL;
+}
+
+/* ---- the refusal line ------------------------------------------------ */
+
+struct line {
+	char buf[1024];
+	size_t len;
+};
+
+static void put(struct line *l, const char *s)
+{
+	while (*s && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+static void put_num(struct line *l, long n)
+{
+	char digits[24];
+	int i = (int)sizeof(digits);
+
+	digits[--i] = '\0';
+	do
+		digits[--i] = (char)('0' + n % 10);
+	while ((n /= 10) && i > 1);
+	put(l, digits + i);
+}
+
+/* The errors a refusal can carry, with what to do about them. */
+static const struct {
+	int err;
+	const char *text;
+} refusal_texts[] = {
+	{ E2BIG, "16 Landlock domains are already stacked on this process" },
+	{ EPERM, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
+	{ ENOMEM, "out of memory" },
+	{ EMFILE, "too many open files" },
+	{ ENFILE, "too many open files in the system" },
+	{ EINVAL, "invalid argument" },
+	{ EBADF, "bad ruleset descriptor" },
+	{ ENOSYS, "function not implemented" },
+	{ EOPNOTSUPP, "Landlock is disabled" },
+	{ EACCES, "permission denied" },
+};
+
+static void put_error(struct line *l, int err)
+{
+	for (size_t i = 0; i < sizeof(refusal_texts) / sizeof(refusal_texts[0]); i++)
+		if (refusal_texts[i].err == err) {
+			put(l, refusal_texts[i].text);
+			return;
+		}
+	put(l, "error ");
+	put_num(l, err);
+}
+
+/* One line on fd 2, which is where the caller's file actions put it. */
+static _Noreturn void child_refuse(struct child *c, const char *call, int err)
+{
+	struct line l = { .len = 0 };
+
+	put(&l, "sbxspawn: ");
+	put(&l, c->file);
+	put(&l, ": not run: Landlock refused the ruleset: ");
+	put(&l, call);
+	put(&l, ": ");
+	put_error(&l, err);
+	l.buf[l.len++] = '\n';
+	(void)sys(SYS_write, 2, (long)l.buf, (long)l.len, 0);
+	child_exit(c, SBX_STAGE_CONFINE, -1, err, SBX_EXIT_REFUSED);
+}
+
+static void confine(struct child *c)
+{
+	long r;
+
+	if (c->refused)
+		child_refuse(c, c->refused_call, c->refused);
+	if (c->ruleset_fd < 0)
+		return;
+	r = sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0);
+	if (r < 0)
+		child_refuse(c, "prctl(PR_SET_NO_NEW_PRIVS)", (int)-r);
+	r = sys(__NR_landlock_restrict_self, c->ruleset_fd, 0, 0, 0);
+	if (r < 0)
+		child_refuse(c, "landlock_restrict_self", (int)-r);
+	(void)sys(SYS_close, c->ruleset_fd, 0, 0, 0);
+}
+
+/* execvpe's lookup, as glibc's posix_spawnp does it.  Returns the errno. */
+static int exec_search(const struct child *c)
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+	size_t flen = strnlen(c->file, NAME_MAX + 1) + 1;
+	int got_eacces = 0;
+	const char *p = c->search_path, *end;
+
+	if (flen > NAME_MAX + 1)
+		return ENAMETOOLONG;
+	for (;; p = end + 1) {
+		size_t dlen;
+
+		for (end = p; *end && *end != ':'; end++)
+			;
+		dlen = (size_t)(end - p);
+		if (dlen < PATH_MAX) {
+			/* An empty element is the current directory. */
+			memcpy(buf, p, dlen);
+			buf[dlen] = '/';
+			memcpy(buf + dlen + (dlen > 0), c->file, flen);
+			long r = sys(SYS_execve, (long)buf, (long)c->argv, (long)c->envp, 0);
+			switch (-r) {
+			case EACCES:
+				got_eacces = 1;
+				break;
+			case ENOENT:
+			case ESTALE:
+			case ENOTDIR:
+			case ENODEV:
+			case ETIMEDOUT:
+				break;
+			default:
+				return (int)-r;
+			}
+		}
+		if (!*end)
+			break;
+	}
+	return got_eacces ? EACCES : ENOENT;
+}
+
+static int child_main(void *arg)
+{
+	struct child *c = arg;
+	long r;
+	int err;
+
+	reset_signals(c);
+	r = apply_attributes(c);
+	if (r < 0)
+		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
+	if ((r = move_up(&c->report_fd, c->fd_floor)) < 0)
+		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
+	if ((r = move_up(&c->ruleset_fd, c->fd_floor)) < 0)
+		child_refuse(c, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
+	for (int i = 0; c->fa && i < c->fa->__used; i++)
+		if ((r = file_action(c, &c->fa->__actions[i])) < 0)
+			child_fail(c, SBX_STAGE_FILE_ACTION, i, (int)-r);
+	confine(c);
+	/* Last, so that no signal is delivered before exec. */
+	(void)sys(SYS_rt_sigprocmask, SIG_SETMASK,
+	          (long)((c->flags & POSIX_SPAWN_SETSIGMASK) ? &c->sigmask : &c->oldmask), 0,
+	          KERNEL_SIGSET_SIZE);
+	if (c->search_path)
+		err = exec_search(c);
+	else
+		err = (int)-sys(SYS_execve, (long)c->file, (long)c->argv, (long)c->envp, 0);
+	child_fail(c, SBX_STAGE_EXEC, -1, err);
+}
+
+/* ---- the parent ------------------------------------------------------ */
+
+/* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
+ * break it.  Probed once per process. */
+static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken */
+
+static int probe_child(void *arg)
+{
+	*(volatile int *)arg = 1;
+	_exit(0);
+}
+
+static int vm_clone_works(void *stack_top)
+{
+	int state = atomic_load_explicit(&vm_clone_state, memory_order_relaxed);
+
+	if (state == 0) {
+		volatile int shared = 0;
+		pid_t pid;
+
+		if (secure_getenv("SBXSPAWN_FORCE_FORK"))
+			pid = -1;
+		else
+			pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD,
+			            (void *)&shared);
+		if (pid > 0)
+			while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+				;
+		state = shared ? 1 : -1;
+		atomic_store_explicit(&vm_clone_state, state, memory_order_relaxed);
+	}
+	return state > 0;
+}
+
+static int run_child_vm(struct child *c, void *stack_top)
+{
+	return clone(child_main, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+}
+
+/* The fallback: a copy of the parent, reporting through a close-on-exec
+ * pipe whose end-of-file means exec succeeded. */
+static pid_t run_child_fork(struct child *c)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	c->report_fd = p[1];
+	/* A raw fork: no atfork handlers run, as with posix_spawn. */
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	if (pid == 0)
+		child_main(c);
+	close(p[1]);
+	c->report_fd = -1;
+	if (pid > 0) {
+		while ((n = read(p[0], &c->res, sizeof(c->res))) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof(c->res))
+			c->res.stage = 0;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* Reads the attribute object through its getters; EINVAL for a flag
+ * this library does not know. */
+static int read_attributes(struct child *c, const posix_spawnattr_t *attr)
+{
+	if (!attr)
+		return 0;
+	if (posix_spawnattr_getflags(attr, &c->flags) || posix_spawnattr_getpgroup(attr, &c->pgroup) ||
+	    posix_spawnattr_getsigdefault(attr, &c->sigdefault) ||
+	    posix_spawnattr_getsigmask(attr, &c->sigmask) ||
+	    posix_spawnattr_getschedpolicy(attr, &c->policy) ||
+	    posix_spawnattr_getschedparam(attr, &c->param))
+		return EINVAL;
+	if ((unsigned short)c->flags & ~(unsigned)KNOWN_FLAGS)
+		return EINVAL;
+	return 0;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int spawn(pid_t *restrict pidp, const char *file, int search,
+                 const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
+                 const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
+                 char *const envp[restrict])
+{
+	SBX_KEEP_ERRNO;
+	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
+	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
+	                   .ruleset_fd = -1, .report_fd = -1 };
+	struct sbx_ruleset fresh = { .fd = -1 }, *rs = NULL;
+	char default_path[256];
+	sigset_t all;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = CHILD_STACK + (size_t)page;
+	char *stack;
+	pid_t pid;
+	int err;
+
+	err = read_attributes(&c, attr);
+	if (err)
+		goto out;
+	if (search && !strchr(file, '/')) {
+		if (!*file) {
+			err = ENOENT;
+			goto out;
+		}
+		c.search_path = getenv("PATH");
+		if (!c.search_path) {
+			size_t n = confstr(_CS_PATH, default_path, sizeof(default_path));
+			c.search_path = n > 0 && n <= sizeof(default_path) ? default_path : "/bin:/usr/bin";
+		}
+	}
+	if (scopeattr && !scope) {
+		err = EINVAL; /* not initialised, or destroyed */
+		goto out;
+	}
+	if (scope) {
+		rs = scope->snapshot;
+		if (!rs) {
+			err = sbx__ruleset_compile(scope, &fresh);
+			if (err)
+				goto out;
+			rs = &fresh;
+		}
+		if (rs->confinement == SBX_OUTCOME_REFUSED) {
+			c.refused = rs->error;
+			c.refused_call = "landlock_create_ruleset";
+		}
+		c.ruleset_fd = rs->fd;
+	}
+	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
+
+	/* The stack grows down onto a guard page: an overflow faults instead
+	 * of writing the parent's memory. */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		err = errno;
+		goto out;
+	}
+	if (mprotect(stack, (size_t)page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, size);
+		goto out;
+	}
+
+	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c.oldmask, KERNEL_SIGSET_SIZE);
+	if (vm_clone_works(stack + size))
+		pid = run_child_vm(&c, stack + size);
+	else
+		pid = run_child_fork(&c);
+	err = pid < 0 ? errno : 0;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c.oldmask, NULL, KERNEL_SIGSET_SIZE);
+	munmap(stack, size);
+
+	if (pid > 0 && c.res.stage) {
+		/* It failed before exec and has exited: reap it. */
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		err = c.res.stage == SBX_STAGE_CONFINE ? SBX_EREFUSED : c.res.err;
+	} else if (pid > 0 && pidp) {
+		*pidp = pid;
+	}
+out:
+	if (scope) {
+		int confinement = rs ? rs->confinement : SBX_OUTCOME_NONE;
+
+		if (c.res.stage == SBX_STAGE_CONFINE) {
+			confinement = SBX_OUTCOME_REFUSED;
+			sbx__event(scope, SBX_EVENT_REFUSED, c.res.err, file, NULL,
+			           "%s: not run: Landlock refused the ruleset (%s)", file,
+			           strerror(c.res.err));
+		}
+		sbx__outcome_record(confinement, rs, c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
+		                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
+		                    c.res.stage ? c.res.err : err);
+	} else {
+		sbx__outcome_record(SBX_OUTCOME_NONE, NULL,
+		                    c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
+		                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
+		                    c.res.stage ? c.res.err : err);
+	}
+	sbx__ruleset_release(&fresh);
+	return err;
+}
+
+SBX_EXPORT int sbx_posix_spawn(pid_t *restrict pid, const char *restrict path,
+                               const sbx_file_actions_t *file_actions,
+                               const posix_spawnattr_t *restrict attrp,
+                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                               char *const envp[restrict])
+{
+	return spawn(pid, path, 0, file_actions, attrp, scope, argv, envp);
+}
+
+SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
+                                const sbx_file_actions_t *file_actions,
+                                const posix_spawnattr_t *restrict attrp,
+                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                                char *const envp[restrict])
+{
+	return spawn(pid, file, 1, file_actions, attrp, scope, argv, envp);
+}

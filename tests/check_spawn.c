@@ -1,0 +1,765 @@
+/* The spawn engine against glibc: the same calls through posix_spawn[p] and
+ * sbx_posix_spawn[p] must return the same and leave the child in the same
+ * state, as a probe program prints it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define PROBE HELPER_DIR "/probe"
+#define OUTFD 100
+
+/* The same file actions and attributes, built for both implementations. */
+struct dual {
+	posix_spawn_file_actions_t g;
+	sbx_file_actions_t s;
+	posix_spawnattr_t attr;
+	int use_attr;
+	int use_fa;
+};
+
+struct result {
+	int ret;
+	int status;
+	char *out;
+};
+
+static void dual_init(struct dual *d)
+{
+	memset(d, 0, sizeof(*d));
+	posix_spawn_file_actions_init(&d->g);
+	sbx_file_actions_init(&d->s);
+	posix_spawnattr_init(&d->attr);
+	/* The probe reports on fd 1: the capture file, the same path both times. */
+	posix_spawn_file_actions_adddup2(&d->g, OUTFD, 1);
+	sbx_file_actions_adddup2(&d->s, OUTFD, 1);
+	d->use_fa = 1;
+}
+
+static void dual_destroy(struct dual *d)
+{
+	posix_spawn_file_actions_destroy(&d->g);
+	sbx_file_actions_destroy(&d->s);
+	posix_spawnattr_destroy(&d->attr);
+}
+
+#define BOTH(gcall, scall) ck_assert_int_eq((gcall), (scall))
+
+static void d_open(struct dual *d, int fd, const char *path, int oflag, mode_t mode)
+{
+	BOTH(posix_spawn_file_actions_addopen(&d->g, fd, path, oflag, mode),
+	     sbx_file_actions_addopen(&d->s, fd, path, oflag, mode));
+}
+
+static void d_close(struct dual *d, int fd)
+{
+	BOTH(posix_spawn_file_actions_addclose(&d->g, fd), sbx_file_actions_addclose(&d->s, fd));
+}
+
+static void d_dup2(struct dual *d, int fd, int newfd)
+{
+	BOTH(posix_spawn_file_actions_adddup2(&d->g, fd, newfd),
+	     sbx_file_actions_adddup2(&d->s, fd, newfd));
+}
+
+static void d_chdir(struct dual *d, const char *path)
+{
+	BOTH(posix_spawn_file_actions_addchdir_np(&d->g, path), sbx_file_actions_addchdir(&d->s, path));
+}
+
+static void d_fchdir(struct dual *d, int fd)
+{
+	BOTH(posix_spawn_file_actions_addfchdir_np(&d->g, fd), sbx_file_actions_addfchdir(&d->s, fd));
+}
+
+static void d_closefrom(struct dual *d, int from)
+{
+	BOTH(posix_spawn_file_actions_addclosefrom_np(&d->g, from),
+	     sbx_file_actions_addclosefrom(&d->s, from));
+}
+
+static void d_tcsetpgrp(struct dual *d, int fd)
+{
+	BOTH(posix_spawn_file_actions_addtcsetpgrp_np(&d->g, fd),
+	     sbx_file_actions_addtcsetpgrp(&d->s, fd));
+}
+
+static void d_flags(struct dual *d, short flags)
+{
+	ck_assert_int_eq(posix_spawnattr_setflags(&d->attr, flags), 0);
+	d->use_attr = 1;
+}
+
+static char *read_all(int fd)
+{
+	static const size_t cap = 1 << 16;
+	char *buf = calloc(1, cap);
+	ssize_t n = pread(fd, buf, cap - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static struct result run_one(struct dual *d, int sbx, int search, const char *file,
+                             char *const argv[])
+{
+	struct result r = { 0 };
+	char path[64];
+	int fd;
+	pid_t pid = 0;
+
+	/* One name for both runs: the probe prints where its fd 1 leads. */
+	snprintf(path, sizeof(path), "/tmp/sbxprobe.%ld", (long)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dup3(fd, OUTFD, O_CLOEXEC), OUTFD);
+	close(fd);
+	if (sbx)
+		r.ret = (search ? sbx_posix_spawnp : sbx_posix_spawn)(
+			&pid, file, d->use_fa ? &d->s : NULL, d->use_attr ? &d->attr : NULL, NULL, argv,
+			environ);
+	else
+		r.ret = (search ? posix_spawnp : posix_spawn)(&pid, file, d->use_fa ? &d->g : NULL,
+		                                              d->use_attr ? &d->attr : NULL, argv,
+		                                              environ);
+	r.status = r.ret ? -1 : wait_status(pid);
+	r.out = read_all(OUTFD);
+	close(OUTFD);
+	unlink(path);
+	return r;
+}
+
+/* Runs both and asserts the same return, exit status and child state;
+ * returns what the probe printed, for further checks. */
+static char *run_both(struct dual *d, int search, const char *file, char *const argv[],
+                      int want_ret)
+{
+	struct result g = run_one(d, 0, search, file, argv);
+	struct result s = run_one(d, 1, search, file, argv);
+
+	ck_assert_msg(g.ret == want_ret, "glibc returned %d (%s), the test expects %d", g.ret,
+	              strerror(g.ret), want_ret);
+	ck_assert_msg(s.ret == g.ret, "sbx returned %d (%s), glibc %d (%s)", s.ret, strerror(s.ret),
+	              g.ret, strerror(g.ret));
+	ck_assert_int_eq(s.status, g.status);
+	ck_assert_str_eq(s.out, g.out);
+	free(g.out);
+	return s.out;
+}
+
+static char *probe_both(struct dual *d)
+{
+	char *argv[] = { "probe", "a b", NULL };
+
+	return run_both(d, 0, PROBE, argv, 0);
+}
+
+static void assert_has(const char *out, const char *needle)
+{
+	ck_assert_msg(strstr(out, needle) != NULL, "expected \"%s\" in:\n%s", needle, out);
+}
+
+static void assert_lacks(const char *out, const char *needle)
+{
+	ck_assert_msg(strstr(out, needle) == NULL, "did not expect \"%s\" in:\n%s", needle, out);
+}
+
+/* ---- no attributes, no actions -------------------------------------- */
+
+START_TEST(test_plain)
+{
+	struct dual d;
+	char *out;
+
+	dual_init(&d);
+	out = probe_both(&d);
+	assert_has(out, "arg=a b");
+	assert_has(out, "fd=1 ");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_null_everything)
+{
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
+	/* posix_spawn accepts a NULL pid. */
+	ck_assert_int_eq(sbx_posix_spawn(NULL, "/bin/true", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_gt(wait(NULL), 0);
+}
+END_TEST
+
+/* ---- file actions ----------------------------------------------------- */
+
+START_TEST(test_open_actions)
+{
+	struct dual d;
+	char *dir = make_tmpdir(), *out;
+	int busy = open("/dev/null", O_RDONLY); /* not close-on-exec */
+
+	dual_init(&d);
+	d_open(&d, 5, join(dir, "new"), O_WRONLY | O_CREAT | O_APPEND, 0600);
+	d_open(&d, 0, "/etc/hostname", O_RDONLY, 0);
+	/* Onto a descriptor that is already open: it is closed first. */
+	d_open(&d, busy, "/etc/passwd", O_RDONLY | O_NONBLOCK, 0);
+	out = probe_both(&d);
+	assert_has(out, "fd=0 /etc/hostname");
+	assert_has(out, "/new flags=0x401 cloexec=0");
+	assert_has(out, "/etc/passwd flags=0x800");
+	free(out);
+	close(busy);
+	dual_destroy(&d);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_close_actions)
+{
+	struct dual d;
+	char *out;
+	int a = open("/etc/passwd", O_RDONLY), b = open("/etc/hostname", O_RDONLY);
+
+	ck_assert_int_ge(b, 0);
+	dual_init(&d);
+	d_close(&d, a);
+	d_close(&d, 200); /* not open: not an error */
+	out = probe_both(&d);
+	assert_lacks(out, "/etc/passwd");
+	assert_has(out, "/etc/hostname");
+	free(out);
+	dual_destroy(&d);
+	close(a);
+	close(b);
+}
+END_TEST
+
+START_TEST(test_dup2_actions)
+{
+	struct dual d;
+	char *out;
+	int a = open("/etc/passwd", O_RDONLY);
+	int b = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+	char want[64];
+
+	dual_init(&d);
+	d_dup2(&d, a, 9);
+	/* dup2(fd, fd) clears close-on-exec. */
+	d_dup2(&d, b, b);
+	out = probe_both(&d);
+	assert_has(out, "fd=9 /etc/passwd");
+	snprintf(want, sizeof(want), "fd=%d /etc/hostname", b);
+	assert_has(out, want);
+	free(out);
+	dual_destroy(&d);
+	close(a);
+	close(b);
+}
+END_TEST
+
+START_TEST(test_chdir_actions)
+{
+	struct dual d;
+	char *out;
+	int usr = open("/usr", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	dual_init(&d);
+	d_chdir(&d, "/");
+	d_chdir(&d, "tmp");
+	out = probe_both(&d);
+	assert_has(out, "cwd=/tmp\n");
+	free(out);
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_fchdir(&d, usr);
+	out = probe_both(&d);
+	assert_has(out, "cwd=/usr\n");
+	free(out);
+	dual_destroy(&d);
+	close(usr);
+}
+END_TEST
+
+START_TEST(test_closefrom_action)
+{
+	struct dual d;
+	char *out;
+
+	for (int fd = 5; fd < 9; fd++)
+		ck_assert_int_eq(dup2(0, fd), fd);
+	dual_init(&d);
+	d_dup2(&d, 0, 3);
+	d_closefrom(&d, 5);
+	out = probe_both(&d);
+	assert_has(out, "fd=3 ");
+	assert_lacks(out, "fd=5 ");
+	assert_lacks(out, "fd=8 ");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_tcsetpgrp_action)
+{
+	struct dual d;
+	char *out;
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	ck_assert_int_ge(master, 0);
+	ck_assert_int_eq(grantpt(master), 0);
+	ck_assert_int_eq(unlockpt(master), 0);
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSID);
+	/* A session leader opening a terminal makes it its controlling one. */
+	d_open(&d, 0, ptsname(master), O_RDWR, 0);
+	d_tcsetpgrp(&d, 0);
+	out = probe_both(&d);
+	assert_has(out, "tpgid=self");
+	assert_has(out, "sid=self");
+	free(out);
+	dual_destroy(&d);
+	close(master);
+}
+END_TEST
+
+/* ---- attributes -------------------------------------------------------- */
+
+START_TEST(test_sigmask)
+{
+	struct dual d;
+	sigset_t set;
+	char *out;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setsigmask(&d.attr, &set);
+	out = probe_both(&d);
+	assert_has(out, "SigBlk:\t0000000000004200");
+	free(out);
+	dual_destroy(&d);
+
+	/* Without the flag the child inherits the caller's mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	dual_init(&d);
+	out = probe_both(&d);
+	assert_has(out, "SigBlk:\t0000000000000001");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+static void handler(int sig)
+{
+	(void)sig;
+}
+
+START_TEST(test_sigdefault)
+{
+	struct dual d;
+	sigset_t set;
+	char *out;
+
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	signal(SIGTERM, handler);
+	dual_init(&d);
+	out = probe_both(&d);
+	/* Ignored signals stay ignored; caught ones are reset.  glibc leaves
+	 * its own two signals (32, 33) ignored. */
+	assert_has(out, "SigIgn:\t0000000180000a00");
+	free(out);
+	dual_destroy(&d);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigdefault(&d.attr, &set);
+	out = probe_both(&d);
+	assert_has(out, "SigIgn:\t0000000180000800");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_pgroup_and_sid)
+{
+	struct dual d;
+	char *out, want[64];
+
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&d.attr, 0);
+	out = probe_both(&d);
+	assert_has(out, "pgid=self");
+	free(out);
+	dual_destroy(&d);
+
+	/* Joining an existing group: this process's own (a new one first, so
+	 * that the number is ours to join). */
+	ck_assert_int_eq(setpgid(0, 0), 0);
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&d.attr, getpgrp());
+	out = probe_both(&d);
+	snprintf(want, sizeof(want), "pgid=%ld", (long)getpgrp());
+	assert_has(out, want);
+	free(out);
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSID);
+	out = probe_both(&d);
+	assert_has(out, "sid=self");
+	assert_has(out, "pgid=self");
+	free(out);
+	dual_destroy(&d);
+
+	/* A group that does not exist: EPERM from setpgid, in both. */
+	char *argv[] = { "probe", NULL };
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&d.attr, 999999);
+	free(run_both(&d, 0, PROBE, argv, EPERM));
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_scheduling)
+{
+	struct dual d;
+	struct sched_param sp = { .sched_priority = 0 };
+	char *argv[] = { "probe", NULL };
+	char *out;
+
+	/* The caller runs SCHED_BATCH, which a child inherits ... */
+	ck_assert_int_eq(sched_setscheduler(0, SCHED_BATCH, &sp), 0);
+	dual_init(&d);
+	out = probe_both(&d);
+	assert_has(out, "policy=3\n");
+	free(out);
+	dual_destroy(&d);
+
+	/* ... unless SETSCHEDULER names another policy (glibc takes only
+	 * OTHER, FIFO and RR there). */
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSCHEDULER);
+	ck_assert_int_eq(posix_spawnattr_setschedpolicy(&d.attr, SCHED_BATCH), EINVAL);
+	ck_assert_int_eq(posix_spawnattr_setschedpolicy(&d.attr, SCHED_OTHER), 0);
+	posix_spawnattr_setschedparam(&d.attr, &sp);
+	out = probe_both(&d);
+	assert_has(out, "policy=0\n");
+	free(out);
+	dual_destroy(&d);
+
+	/* SETSCHEDPARAM alone keeps the policy. */
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
+	posix_spawnattr_setschedparam(&d.attr, &sp);
+	out = probe_both(&d);
+	assert_has(out, "policy=3\n");
+	free(out);
+	dual_destroy(&d);
+
+	/* A priority SCHED_OTHER does not take: EINVAL from both. */
+	sp.sched_priority = 5;
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
+	posix_spawnattr_setschedparam(&d.attr, &sp);
+	free(run_both(&d, 0, PROBE, argv, EINVAL));
+	dual_destroy(&d);
+
+	if (geteuid() == 0) {
+		sp.sched_priority = 1;
+		dual_init(&d);
+		d_flags(&d, POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM);
+		posix_spawnattr_setschedpolicy(&d.attr, SCHED_FIFO);
+		posix_spawnattr_setschedparam(&d.attr, &sp);
+		out = probe_both(&d);
+		assert_has(out, "policy=1\npriority=1\n");
+		free(out);
+		dual_destroy(&d);
+	} else {
+		fprintf(stderr, "SKIP %s: SCHED_FIFO needs root\n", __func__);
+	}
+}
+END_TEST
+
+START_TEST(test_resetids)
+{
+	struct dual d;
+	char *out;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root to change the effective id\n", __func__);
+		return;
+	}
+	/* Effective ids differ from the real ones, the real ones stay root. */
+	ck_assert_int_eq(setresgid(-1, 65534, -1), 0);
+	ck_assert_int_eq(setresuid(-1, 65534, -1), 0);
+	dual_init(&d);
+	out = probe_both(&d);
+	assert_has(out, "euid=65534 egid=65534 uid=0");
+	free(out);
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_RESETIDS);
+	out = probe_both(&d);
+	assert_has(out, "euid=0 egid=");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_usevfork_and_unknown_flag)
+{
+	struct dual d;
+	posix_spawnattr_t attr;
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+
+	dual_init(&d);
+	d_flags(&d, POSIX_SPAWN_USEVFORK);
+	free(probe_both(&d));
+	dual_destroy(&d);
+
+	/* glibc refuses an unknown flag when it is set; one that reaches the
+	 * spawn anyway (set by a newer C library) is EINVAL, and nothing runs. */
+	posix_spawnattr_init(&attr);
+	ck_assert_int_eq(posix_spawnattr_setflags(&attr, 0x4000), EINVAL);
+	memcpy(&attr, &(short){ 0x4000 }, sizeof(short));
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, &attr, NULL, argv, environ), EINVAL);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	posix_spawnattr_destroy(&attr);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------ */
+
+START_TEST(test_exec_errors)
+{
+	struct dual d;
+	char *dir = make_tmpdir();
+	char *argv[] = { "x", NULL };
+	char noexec[4096], garbage[4096];
+
+	snprintf(noexec, sizeof(noexec), "%s/noexec", dir);
+	snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
+	write_file(noexec, "#!/bin/sh\nexit 0\n", 0644);
+	write_file(garbage, "\x01\x02\x03 not a program\n", 0755);
+
+	dual_init(&d);
+	free(run_both(&d, 0, join(dir, "missing"), argv, ENOENT));
+	/* root may exec nothing without an x bit either */
+	free(run_both(&d, 0, noexec, argv, EACCES));
+	free(run_both(&d, 0, garbage, argv, ENOEXEC));
+	free(run_both(&d, 0, "/etc/passwd/x", argv, ENOTDIR));
+	free(run_both(&d, 0, "", argv, ENOENT));
+	free(run_both(&d, 1, "", argv, ENOENT));
+	free(run_both(&d, 1, garbage, argv, ENOEXEC));
+	dual_destroy(&d);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_action_errors)
+{
+	struct dual d;
+	char *argv[] = { "probe", NULL };
+	int file = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+	sbx_outcome_t oc;
+
+	dual_init(&d);
+	d_dup2(&d, 150, 3); /* 150 is not open */
+	free(run_both(&d, 0, PROBE, argv, EBADF));
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_open(&d, 3, "/nonexistent/file", O_RDONLY, 0);
+	free(run_both(&d, 0, PROBE, argv, ENOENT));
+	/* The stage and the index of the failing action are on record. */
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.stage, SBX_STAGE_FILE_ACTION);
+	ck_assert_int_eq(oc.action, 1);
+	ck_assert_int_eq(oc.error, ENOENT);
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_chdir(&d, "/nonexistent");
+	free(run_both(&d, 0, PROBE, argv, ENOENT));
+	dual_destroy(&d);
+
+	dual_init(&d);
+	d_fchdir(&d, file);
+	free(run_both(&d, 0, PROBE, argv, ENOTDIR));
+	dual_destroy(&d);
+	close(file);
+
+	/* Add-time errors are the same as glibc's. */
+	dual_init(&d);
+	d_open(&d, -1, "/x", O_RDONLY, 0);
+	d_close(&d, -1);
+	d_dup2(&d, -1, 3);
+	d_dup2(&d, 3, 1 << 30);
+	d_fchdir(&d, -5);
+	d_closefrom(&d, -1);
+	d_tcsetpgrp(&d, -2);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_exec_stage_and_errno)
+{
+	char *argv[] = { "x", NULL };
+	sbx_outcome_t oc;
+	pid_t pid;
+
+	errno = 4242;
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/nonexistent", NULL, NULL, NULL, argv, environ), ENOENT);
+	ck_assert_int_eq(errno, 4242);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.stage, SBX_STAGE_EXEC);
+	ck_assert_int_eq(oc.error, ENOENT);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_NONE);
+	ck_assert_int_eq(errno, 4242);
+
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(errno, 4242);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.stage, SBX_STAGE_NONE);
+	wait_status(pid);
+	/* the failed spawn's child was reaped */
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+}
+END_TEST
+
+/* ---- PATH search ----------------------------------------------------- */
+
+START_TEST(test_path_search)
+{
+	struct dual d;
+	char *dir = make_tmpdir();
+	char denied[4096], good[4096], path[16384], *out;
+	char *argv[] = { "prog", "hello", NULL };
+	char script[8192];
+
+	snprintf(denied, sizeof(denied), "%s/a", dir);
+	snprintf(good, sizeof(good), "%s/b", dir);
+	mkdir(denied, 0755);
+	mkdir(good, 0755);
+	write_file(join(denied, "prog"), "#!/bin/sh\necho wrong\n", 0644);
+	snprintf(script, sizeof(script), "#!/bin/sh\nexec %s \"$@\"\n", PROBE);
+	write_file(join(good, "prog"), script, 0755);
+
+	/* An entry that denies execution is remembered, the search goes on. */
+	snprintf(path, sizeof(path), "/nonexistent:%s:/etc/passwd:%s", denied, good);
+	setenv("PATH", path, 1);
+	dual_init(&d);
+	out = run_both(&d, 1, "prog", argv, 0);
+	assert_has(out, "arg=hello");
+	free(out);
+
+	/* Nothing better found: EACCES. */
+	snprintf(path, sizeof(path), "%s:/nonexistent", denied);
+	setenv("PATH", path, 1);
+	free(run_both(&d, 1, "prog", argv, EACCES));
+
+	setenv("PATH", "/nonexistent:/also/not", 1);
+	free(run_both(&d, 1, "prog", argv, ENOENT));
+
+	/* An empty element is the current directory. */
+	ck_assert_int_eq(chdir(good), 0);
+	setenv("PATH", "/nonexistent:", 1);
+	out = run_both(&d, 1, "prog", argv, 0);
+	assert_has(out, "arg=hello");
+	free(out);
+
+	/* PATH comes from the caller's environment, not envp; with none, the
+	 * C library's default. */
+	unsetenv("PATH");
+	char *tv[] = { "true", NULL };
+	free(run_both(&d, 1, "true", tv, 0));
+	/* A name with a slash is not looked up. */
+	free(run_both(&d, 1, "./prog", argv, 0));
+	dual_destroy(&d);
+	rm_rf(dir);
+}
+END_TEST
+
+/* ---- the fork fallback ------------------------------------------------ */
+
+START_TEST(test_fork_fallback)
+{
+	struct dual d;
+	char *argv[] = { "probe", NULL };
+	char *out;
+	int a = open("/etc/passwd", O_RDONLY);
+
+	/* Read once per process, at the first spawn: this test process has
+	 * not spawned yet. */
+	setenv("SBXSPAWN_FORCE_FORK", "1", 1);
+	dual_init(&d);
+	d_dup2(&d, a, 7);
+	d_closefrom(&d, 8);
+	out = probe_both(&d);
+	assert_has(out, "fd=7 /etc/passwd");
+	free(out);
+	d_open(&d, 3, "/nonexistent", O_RDONLY, 0);
+	free(run_both(&d, 0, PROBE, argv, ENOENT));
+	dual_destroy(&d);
+	dual_init(&d);
+	free(run_both(&d, 0, "/nonexistent", argv, ENOENT));
+	dual_destroy(&d);
+	close(a);
+}
+END_TEST
+
+Suite *suite_spawn(void)
+{
+	Suite *s = suite_create("spawn");
+	TCase *tc = tcase_create("differential");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_test(tc, test_plain);
+	tcase_add_test(tc, test_null_everything);
+	tcase_add_test(tc, test_open_actions);
+	tcase_add_test(tc, test_close_actions);
+	tcase_add_test(tc, test_dup2_actions);
+	tcase_add_test(tc, test_chdir_actions);
+	tcase_add_test(tc, test_closefrom_action);
+	tcase_add_test(tc, test_tcsetpgrp_action);
+	tcase_add_test(tc, test_sigmask);
+	tcase_add_test(tc, test_sigdefault);
+	tcase_add_test(tc, test_pgroup_and_sid);
+	tcase_add_test(tc, test_scheduling);
+	tcase_add_test(tc, test_resetids);
+	tcase_add_test(tc, test_usevfork_and_unknown_flag);
+	tcase_add_test(tc, test_exec_errors);
+	tcase_add_test(tc, test_action_errors);
+	tcase_add_test(tc, test_exec_stage_and_errno);
+	tcase_add_test(tc, test_path_search);
+	tcase_add_test(tc, test_fork_fallback);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,191 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+char *make_tmpdir(void)
+{
+	char tmpl[] = "/tmp/sbxtest.XXXXXX";
+	char *d = mkdtemp(tmpl);
+
+	ck_assert_ptr_nonnull(d);
+	return strdup(d);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+void rm_rf(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void write_file(const char *path, const char *content, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	ck_assert_msg(fd >= 0, "create %s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	fchmod(fd, mode);
+	close(fd);
+}
+
+const char *join(const char *dir, const char *name)
+{
+	static char ring[8][4096];
+	static int next;
+	char *b = ring[next++ % 8];
+
+	snprintf(b, 4096, "%s/%s", dir, name);
+	return b;
+}
+
+int wait_status(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		ck_assert_int_eq(errno, EINTR);
+	return status;
+}
+
+static char *slurp_fd(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+int run_scoped_cwd(const sbx_scopeattr_t *scope, const char *cwd, char *const argv[], char **out)
+{
+	sbx_file_actions_t fa;
+	char tmpl[] = "/tmp/sbxout.XXXXXX";
+	int fd = mkostemp(tmpl, O_CLOEXEC), err, status;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(tmpl);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, fd, 1);
+	sbx_file_actions_adddup2(&fa, fd, 2);
+	sbx_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (cwd)
+		sbx_file_actions_addchdir(&fa, cwd);
+	err = sbx_posix_spawnp(&pid, argv[0], &fa, NULL, scope, argv, environ);
+	sbx_file_actions_destroy(&fa);
+	status = err ? -1000 - err : wait_status(pid);
+	if (out)
+		*out = slurp_fd(fd);
+	close(fd);
+	if (status >= 0)
+		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return status;
+}
+
+int run_scoped(const sbx_scopeattr_t *scope, char *const argv[], char **out)
+{
+	return run_scoped_cwd(scope, NULL, argv, out);
+}
+
+int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3; /* ., .. and the directory's own descriptor */
+}
+
+int count_zombies(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	char path[300], buf[512];
+
+	while ((e = readdir(d))) {
+		FILE *f;
+		int ppid = 0;
+		char state = 0;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			char *rp = strrchr(buf, ')');
+
+			if (rp && sscanf(rp + 2, "%c %d", &state, &ppid) == 2 && state == 'Z' &&
+			    ppid == getpid())
+				n++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+int landlock_abi(void)
+{
+	long r = syscall(444, NULL, 0, 1);
+
+	return r > 0 ? (int)r : 0;
+}
+
+void seccomp_fail(long nr, int err)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+#if defined(__x86_64__)
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+#elif defined(__aarch64__)
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, 1, 0),
+#else
+#error "seccomp_fail: add this architecture"
+#endif
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)(err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	ck_assert_msg(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, "seccomp: %s",
+	              strerror(errno));
+}

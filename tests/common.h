@@ -1,0 +1,58 @@
+/* Shared by the Check suites. */
+#ifndef SBX_TESTS_COMMON_H
+#define SBX_TESTS_COMMON_H
+
+#include <check.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "sbxspawn/sbxspawn.h"
+
+/* Seconds a spawning test case may take before Check calls it hung. */
+#define SPAWN_TIMEOUT 60
+
+extern char **environ;
+
+Suite *suite_file_actions(void);
+Suite *suite_spawn(void);
+Suite *suite_concurrency(void);
+Suite *suite_scope(void);
+Suite *suite_confine(void);
+Suite *suite_outcomes(void);
+
+/* A fresh temporary directory (absolute); removed by rm_rf. */
+char *make_tmpdir(void);
+void rm_rf(const char *path);
+void write_file(const char *path, const char *content, mode_t mode);
+/* path joined with name, in a static ring of buffers. */
+const char *join(const char *dir, const char *name);
+
+/* Waits for pid and returns its wait status. */
+int wait_status(pid_t pid);
+/* Runs argv with sbx_posix_spawnp under scope, stdout and stderr captured
+ * in *out (malloc'd, may be NULL) and the exit status returned; -1000-err
+ * when the spawn itself failed with err. */
+int run_scoped(const sbx_scopeattr_t *scope, char *const argv[], char **out);
+int run_scoped_cwd(const sbx_scopeattr_t *scope, const char *cwd, char *const argv[], char **out);
+
+/* Number of open descriptors of this process. */
+int count_fds(void);
+/* Number of zombie children of this process. */
+int count_zombies(void);
+
+/* Whether Landlock is enforced here; tests that need it skip visibly. */
+int landlock_abi(void);
+#define REQUIRE_LANDLOCK()                                                              \
+	do {                                                                            \
+		if (landlock_abi() <= 0) {                                              \
+			fprintf(stderr, "SKIP %s: this kernel has no Landlock\n", __func__); \
+			return;                                                         \
+		}                                                                       \
+	} while (0)
+
+/* Installs a seccomp filter making syscall nr fail with err, for this
+ * process and its children. */
+void seccomp_fail(long nr, int err);
+
+#endif

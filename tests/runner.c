@@ -1,0 +1,29 @@
+/* One runner for every suite, in Check's fork mode. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/common.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_file_actions());
+	int failed, abi = landlock_abi();
+
+	srunner_add_suite(sr, suite_spawn());
+	srunner_add_suite(sr, suite_concurrency());
+#ifdef HAVE_CONFINE_SUITES
+	srunner_add_suite(sr, suite_scope());
+	srunner_add_suite(sr, suite_confine());
+	srunner_add_suite(sr, suite_outcomes());
+#endif
+	if (abi > 0)
+		printf("Landlock: ABI %d, enforcing\n", abi);
+	else
+		printf("Landlock: absent; every test that needs it prints SKIP\n");
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
