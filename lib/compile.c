@@ -266,8 +266,10 @@ struct compiler {
 	int err;             /* ENOMEM: the compile as a whole failed */
 };
 
-/* One grant could not be added: the path stays unreachable. */
-static void drop(struct compiler *cc, const char *name, int err)
+/* One grant could not be added: the path stays unreachable.  `listing':
+ * it was a directory whose entries could not be listed, so none of them
+ * got their grants. */
+static void drop(struct compiler *cc, const char *name, int err, bool listing)
 {
 	struct sbx_ruleset *rs = cc->out;
 	char full[PATH_MAX + NAME_MAX + 2];
@@ -291,7 +293,9 @@ static void drop(struct compiler *cc, const char *name, int err)
 	}
 	rs->ndropped++;
 	sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-	           "%s stays unreachable: its grant could not be added (%s)", full, strerror(err));
+	           listing ? "the entries of %s stay unreachable: it could not be listed (%s)"
+	                   : "%s stays unreachable: its grant could not be added (%s)",
+	           full, strerror(err));
 }
 
 /* Adds a rule on fd, trimmed to what its kind of file may carry. */
@@ -305,7 +309,7 @@ static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, con
 		return;
 	r = sbx__ruleset_add(cc->out->fd, fd, access);
 	if (r)
-		drop(cc, name, -r);
+		drop(cc, name, -r, false);
 	else
 		cc->out->rules++;
 }
@@ -390,7 +394,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_
 		if (err == ENOMEM)
 			cc->err = ENOMEM;
 		else
-			drop(cc, "", err);
+			drop(cc, "", err, true);
 		listing_free(&l);
 		return;
 	}
@@ -408,7 +412,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_
 			continue;
 		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
-			drop(cc, name, errno);
+			drop(cc, name, errno, false);
 			continue;
 		}
 		if (type == DT_UNKNOWN)
@@ -445,17 +449,17 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, uint64_t 
 			 * there: nothing to grant, and its parent lacks the
 			 * rights to create it. */
 			if (errno != ENOENT && errno != ENOTDIR)
-				drop(cc, kid->name, errno);
+				drop(cc, kid->name, errno, false);
 			continue;
 		}
 		if (fstat(fd, &st)) {
-			drop(cc, kid->name, errno);
+			drop(cc, kid->name, errno, false);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
 				emit(cc, kid, fd, have);
 				cc->path[base] = '\0';
 			} else {
-				drop(cc, kid->name, ENAMETOOLONG);
+				drop(cc, kid->name, ENAMETOOLONG, false);
 			}
 		} else if (!S_ISLNK(st.st_mode)) {
 			/* A file: nothing can be beneath it. */

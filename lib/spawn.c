@@ -313,9 +313,9 @@ static void confine(struct child *c)
 		child_refuse(c, c->refused_call, c->refused);
 	if (c->ruleset_fd < 0)
 		return;
-	r = sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0);
-	if (r < 0)
-		child_refuse(c, "prctl(PR_SET_NO_NEW_PRIVS)", (int)-r);
+	/* prctl wants every unused argument zero: five of them. */
+	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0)
+		child_refuse(c, "prctl(PR_SET_NO_NEW_PRIVS)", errno);
 	r = sys(__NR_landlock_restrict_self, c->ruleset_fd, 0, 0, 0);
 	if (r < 0)
 		child_refuse(c, "landlock_restrict_self", (int)-r);

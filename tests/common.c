@@ -189,3 +189,32 @@ void seccomp_fail(long nr, int err)
 	ck_assert_msg(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, "seccomp: %s",
 	              strerror(errno));
 }
+
+int prctl_no_new_privs(void)
+{
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+void tree_make(struct tree *t)
+{
+	t->top = make_tmpdir();
+	snprintf(t->projects, sizeof(t->projects), "%s/projects", t->top);
+	snprintf(t->mine, sizeof(t->mine), "%s/mine", t->projects);
+	snprintf(t->other, sizeof(t->other), "%s/other", t->projects);
+	snprintf(t->third, sizeof(t->third), "%s/third", t->projects);
+	snprintf(t->secret, sizeof(t->secret), "%s/secret", t->other);
+	mkdir(t->projects, 0755);
+	mkdir(t->mine, 0755);
+	mkdir(t->other, 0755);
+	mkdir(t->third, 0755);
+	write_file(t->secret, "the-secret\n", 0644);
+	write_file(join(t->mine, "file"), "mine\n", 0644);
+	write_file(join(t->third, "file"), "third\n", 0644);
+	write_file(join(t->projects, "README"), "readme\n", 0644);
+}
+
+void tree_free(struct tree *t)
+{
+	rm_rf(t->top);
+	free(t->top);
+}

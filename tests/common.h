@@ -28,6 +28,15 @@ void write_file(const char *path, const char *content, mode_t mode);
 /* path joined with name, in a static ring of buffers. */
 const char *join(const char *dir, const char *name);
 
+/* A tree of sibling projects: T/projects/{mine,other,third}, with
+ * other/secret ("the-secret"), mine/file, third/file, projects/README. */
+struct tree {
+	char *top;
+	char projects[4096], mine[4096], other[4096], third[4096], secret[4096];
+};
+void tree_make(struct tree *t);
+void tree_free(struct tree *t);
+
 /* Waits for pid and returns its wait status. */
 int wait_status(pid_t pid);
 /* Runs argv with sbx_posix_spawnp under scope, stdout and stderr captured
@@ -54,5 +63,6 @@ int landlock_abi(void);
 /* Installs a seccomp filter making syscall nr fail with err, for this
  * process and its children. */
 void seccomp_fail(long nr, int err);
+int prctl_no_new_privs(void);
 
 #endif

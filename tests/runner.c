@@ -13,11 +13,9 @@ int main(void)
 
 	srunner_add_suite(sr, suite_spawn());
 	srunner_add_suite(sr, suite_concurrency());
-#ifdef HAVE_CONFINE_SUITES
 	srunner_add_suite(sr, suite_scope());
 	srunner_add_suite(sr, suite_confine());
 	srunner_add_suite(sr, suite_outcomes());
-#endif
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);
 	else

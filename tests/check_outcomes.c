@@ -1,0 +1,445 @@
+/* The three outcomes, each provoked on the real kernel: a dropped grant, no
+ * Landlock, and a refused ruleset.  Plus the denials that are refused and
+ * the aliases that are warned about. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define FSOP HELPER_DIR "/fsop"
+
+/* A logger that keeps what it is told. */
+struct seen {
+	int count[8];
+	char path[8][4096];
+	char path2[8][4096];
+	int error[8];
+	/* With remove set: on the EXPAND event of `when', rmdir `remove' (and
+	 * put a file in its place when replace is set). */
+	const char *when, *remove;
+	int replace;
+};
+
+static void record(const sbx_event_t *ev, void *arg)
+{
+	struct seen *s = arg;
+
+	s->count[ev->kind]++;
+	snprintf(s->path[ev->kind], sizeof(s->path[0]), "%s", ev->path ? ev->path : "");
+	snprintf(s->path2[ev->kind], sizeof(s->path2[0]), "%s", ev->path2 ? ev->path2 : "");
+	s->error[ev->kind] = ev->error;
+	if (ev->kind == SBX_EVENT_EXPAND && s->remove && !strcmp(ev->path, s->when)) {
+		rm_rf(s->remove);
+		ck_assert_int_eq(access(s->remove, F_OK), -1);
+		if (s->replace)
+			write_file(s->remove, "now a file\n", 0644);
+	}
+}
+
+
+static void scope_make(sbx_scopeattr_t *s, struct seen *seen, const char *deny)
+{
+	memset(seen, 0, sizeof(*seen));
+	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(s, record, seen), 0);
+	if (deny)
+		ck_assert_int_eq(sbx_scopeattr_adddeny(s, deny), 0);
+}
+
+/* ---- 1. one grant cannot be added ---------------------------------------- */
+
+START_TEST(test_dropped_grant_vanished)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	/* third vanishes after its directory was listed, before it is opened. */
+	seen.when = t.projects;
+	seen.remove = t.third;
+	argv[2] = (char *)join(t.mine, "file");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_DROPPED], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_DROPPED], t.third);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], ENOENT);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_NARROWED);
+	ck_assert_uint_eq(oc.dropped, 1);
+	ck_assert_str_eq(oc.dropped_paths[0], t.third);
+	ck_assert_uint_gt(oc.rules, 0);
+
+	/* The ruleset was kept: the denial holds, the rest works. */
+	seen.remove = NULL;
+	argv[2] = (char *)t.secret;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+	ck_assert_uint_eq(oc.dropped, 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_dropped_grant_add_rule_error)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	/* Listed as a directory, a file by the time it is granted: the kernel
+	 * refuses directory rights on a file (EINVAL) and that grant alone
+	 * is dropped. */
+	seen.when = t.projects;
+	seen.remove = t.third;
+	seen.replace = 1;
+	/* Narrower, never wider: what was dropped is unreachable. */
+	argv[2] = t.third;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_DROPPED], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_DROPPED], t.third);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], EINVAL);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_NARROWED);
+	/* The rest of the ruleset stands. */
+	seen.remove = NULL;
+	argv[2] = (char *)join(t.mine, "file");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_dropped_grant_descriptor_limit)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	struct rlimit rl;
+	int fd, narrowed = 0;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	argv[2] = (char *)t.secret;
+	/* No gaps below the highest descriptor, so that the limit is exact. */
+	fd = open("/dev/null", O_RDONLY);
+	while (fd >= 0 && fd < 40)
+		fd = dup(fd);
+	/* From too few descriptors to build anything up to enough for all:
+	 * the spawn fails or is refused, or the child is confined with some
+	 * grants dropped, or fully, and never runs unconfined. */
+	for (int spare = 0; spare < 12; spare++) {
+		int err;
+
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = (rlim_t)count_fds() + (rlim_t)spare;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		memset(seen.count, 0, sizeof(seen.count));
+		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
+		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+		if (err) {
+			/* EACCES: so narrowed that the program itself is out of reach. */
+			ck_assert_msg(err == EMFILE || err == SBX_EREFUSED || err == EACCES,
+			              "spare %d: %s", spare, sbx_strerror(err));
+			continue;
+		}
+		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1); /* the denial held */
+		if (oc.confinement == SBX_OUTCOME_NARROWED) {
+			narrowed++;
+			ck_assert_int_gt(seen.count[SBX_EVENT_DROPPED], 0);
+			ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], EMFILE);
+		} else {
+			ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+		}
+	}
+	ck_assert_int_gt(narrowed, 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* ---- 2. no Landlock ------------------------------------------------------ */
+
+static void no_landlock(int err)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	pid_t pid;
+
+	tree_make(&t);
+	argv[2] = (char *)t.secret;
+	/* Before the first spawn, so the once-per-process probe sees it. */
+	seccomp_fail(SYS_landlock_create_ruleset, err);
+	scope_make(&s, &seen, t.other);
+	/* Unconfined, and said once per process. */
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+		ck_assert_ptr_nonnull(strstr(out, "the-secret"));
+		free(out);
+		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+		ck_assert_int_eq(oc.confinement, SBX_OUTCOME_UNCONFINED);
+		ck_assert_int_eq(oc.kernel_abi, 0);
+		ck_assert_int_eq(oc.abi, 0);
+	}
+	ck_assert_int_eq(seen.count[SBX_EVENT_UNCONFINED], 1);
+	ck_assert_int_eq(seen.error[SBX_EVENT_UNCONFINED], err);
+
+	/* Failing closed: ENOTSUP, and no child. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), ENOTSUP);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), ENOTSUP);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+
+START_TEST(test_no_landlock_enosys)
+{
+	no_landlock(ENOSYS);
+}
+END_TEST
+
+START_TEST(test_no_landlock_eopnotsupp)
+{
+	no_landlock(EOPNOTSUPP);
+}
+END_TEST
+
+/* ---- 3. Landlock refuses the ruleset ------------------------------------- */
+
+/* Spawns `fsop read secret' with stderr captured; asserts a refusal. */
+static void assert_refused(sbx_scopeattr_t *s, struct seen *seen, const struct tree *t,
+                           const char *reason)
+{
+	char *argv[] = { FSOP, "read", (char *)t->secret, NULL };
+	char *out;
+	sbx_outcome_t oc;
+
+	ck_assert_int_eq(run_scoped(s, argv, &out), -1000 - SBX_EREFUSED);
+	/* One line, on the child's (redirected) stderr, naming the program
+	 * and the reason; the program never ran. */
+	ck_assert_msg(strstr(out, "sbxspawn: " FSOP ": not run: Landlock refused the ruleset") != NULL,
+	              "refusal line missing: %s", out);
+	ck_assert_msg(strstr(out, reason) != NULL, "reason \"%s\" missing: %s", reason, out);
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	ck_assert_int_eq((int)(strchr(out, '\n') - out), (int)strlen(out) - 1);
+	free(out);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_REFUSED);
+	ck_assert_int_eq(oc.stage, SBX_STAGE_CONFINE);
+	ck_assert_int_eq(seen->count[SBX_EVENT_REFUSED], 1);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1); /* reaped */
+}
+
+START_TEST(test_refused_restrict_self_eperm)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	seccomp_fail(SYS_landlock_restrict_self, EPERM);
+	assert_refused(&s, &seen, &t, "landlock_restrict_self: not permitted");
+	ck_assert_int_eq(seen.error[SBX_EVENT_REFUSED], EPERM);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_refused_sixteen_domains)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	uint64_t handled = 1; /* EXECUTE: enough to make a domain */
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	ck_assert_int_eq(prctl_no_new_privs(), 0);
+	for (int i = 0; i < 16; i++) {
+		int fd = (int)syscall(SYS_landlock_create_ruleset, &handled, sizeof(handled), 0);
+		int root = open("/", O_PATH | O_CLOEXEC);
+		struct {
+			uint64_t access;
+			int32_t fd;
+		} __attribute__((packed)) pb = { 1, root };
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(syscall(SYS_landlock_add_rule, fd, 1, &pb, 0), 0);
+		ck_assert_int_eq(syscall(SYS_landlock_restrict_self, fd, 0), 0);
+		close(fd);
+		close(root);
+	}
+	assert_refused(&s, &seen, &t, "16 Landlock domains are already stacked");
+	ck_assert_int_eq(seen.error[SBX_EVENT_REFUSED], E2BIG);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_refused_create_ruleset)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { "true", NULL };
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	/* The probe is done (and cached) by a first spawn; then creating a
+	 * ruleset fails, which is a refusal, not an absence. */
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	seccomp_fail(SYS_landlock_create_ruleset, EPERM);
+	assert_refused(&s, &seen, &t, "landlock_create_ruleset: not permitted");
+	ck_assert_int_eq(seen.count[SBX_EVENT_UNCONFINED], 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* ---- denials refused, aliases warned ------------------------------------- */
+
+START_TEST(test_ignored_denials)
+{
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", "/etc/passwd", NULL };
+	char *out, libc[4096];
+	FILE *p;
+
+	REQUIRE_LANDLOCK();
+	scope_make(&s, &seen, "/");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_IGNORED_DENY], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_IGNORED_DENY], "/");
+	sbx_scopeattr_destroy(&s);
+
+	/* The directory that holds the C library, found as the loader finds it. */
+	p = popen("ldd /bin/true | awk '/libc.so/ {print $3}' | xargs readlink -f", "r");
+	ck_assert_ptr_nonnull(fgets(libc, sizeof(libc), p));
+	pclose(p);
+	libc[strcspn(libc, "\n")] = '\0';
+	scope_make(&s, &seen, dirname(libc));
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_IGNORED_DENY], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_IGNORED_DENY], libc);
+	/* Re-admitted below the denial, the runtime is not in the way. */
+	sbx_scopeattr_destroy(&s);
+	scope_make(&s, &seen, "/usr");
+	sbx_scopeattr_addallow(&s, libc);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_IGNORED_DENY], 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+START_TEST(test_bind_mount_alias)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	char mnt[4096], *out;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+		return;
+	}
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	tree_make(&t);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", t.top);
+	mkdir(mnt, 0755);
+	ck_assert_int_eq(mount(t.other, mnt, NULL, MS_BIND, NULL), 0);
+
+	scope_make(&s, &seen, t.other);
+	argv[2] = (char *)join(mnt, "secret");
+	/* The documented limit: the second name still reads it ... */
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	/* ... and the compile said so, naming both names. */
+	ck_assert_int_eq(seen.count[SBX_EVENT_ALIAS], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_ALIAS], t.other);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_ALIAS], mnt);
+	sbx_scopeattr_destroy(&s);
+
+	/* Denying both names is quiet and closes it. */
+	scope_make(&s, &seen, t.other);
+	sbx_scopeattr_adddeny(&s, mnt);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	ck_assert_int_eq(seen.count[SBX_EVENT_ALIAS], 0);
+	sbx_scopeattr_destroy(&s);
+	umount(mnt);
+	tree_free(&t);
+}
+END_TEST
+
+Suite *suite_outcomes(void)
+{
+	Suite *s = suite_create("outcomes");
+	TCase *tc = tcase_create("provoked");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_test(tc, test_dropped_grant_vanished);
+	tcase_add_test(tc, test_dropped_grant_add_rule_error);
+	tcase_add_test(tc, test_dropped_grant_descriptor_limit);
+	tcase_add_test(tc, test_no_landlock_enosys);
+	tcase_add_test(tc, test_no_landlock_eopnotsupp);
+	tcase_add_test(tc, test_refused_restrict_self_eperm);
+	tcase_add_test(tc, test_refused_sixteen_domains);
+	tcase_add_test(tc, test_refused_create_ruleset);
+	tcase_add_test(tc, test_ignored_denials);
+	tcase_add_test(tc, test_bind_mount_alias);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,107 @@
+/* One filesystem operation, its result on stdout as "ok" or the errno's
+ * name, and exit status 0 or 1: the C program the confinement tests run. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+static const char *name(int err)
+{
+	switch (err) {
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EXDEV: return "EXDEV";
+	case ENOTTY: return "ENOTTY";
+	case EEXIST: return "EEXIST";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	default: return strerrorname_np(err) ? strerrorname_np(err) : "E?";
+	}
+}
+
+static int done(int r)
+{
+	if (r < 0) {
+		printf("%s\n", name(errno));
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc > 1 ? argv[1] : "", *a = argc > 2 ? argv[2] : "", *b = argc > 3 ? argv[3] : "";
+	char buf[4096];
+	int fd;
+
+	if (!strcmp(op, "read")) {
+		if ((fd = open(a, O_RDONLY)) < 0)
+			return done(-1);
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		if (n >= 0) {
+			buf[n] = '\0';
+			fprintf(stderr, "%s", buf);
+		}
+		return done(n < 0 ? -1 : 0);
+	}
+	if (!strcmp(op, "write")) {
+		if ((fd = open(a, O_WRONLY | O_APPEND)) < 0)
+			return done(-1);
+		return done(write(fd, "w\n", 2) == 2 ? 0 : -1);
+	}
+	if (!strcmp(op, "create"))
+		return done(open(a, O_WRONLY | O_CREAT | O_EXCL, 0644));
+	if (!strcmp(op, "truncate"))
+		return done(truncate(a, 0));
+	if (!strcmp(op, "mkdir"))
+		return done(mkdir(a, 0755));
+	if (!strcmp(op, "unlink"))
+		return done(unlink(a));
+	if (!strcmp(op, "rename"))
+		return done(rename(a, b));
+	if (!strcmp(op, "link"))
+		return done(link(a, b));
+	if (!strcmp(op, "symlink"))
+		return done(symlink(a, b));
+	if (!strcmp(op, "list")) {
+		DIR *d = opendir(a);
+		return done(d ? 0 : -1);
+	}
+	if (!strcmp(op, "exec")) {
+		execv(a, argv + 2);
+		return done(-1);
+	}
+	if (!strcmp(op, "ioctl")) {
+		struct termios t;
+		if ((fd = open(a, O_RDONLY)) < 0)
+			return done(-1);
+		return done(ioctl(fd, TCGETS, &t));
+	}
+	if (!strcmp(op, "fds")) {
+		/* Prints what every open descriptor leads to. */
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			char link[300], target[4096];
+			ssize_t n;
+			snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = '\0';
+				printf("%s %s\n", e->d_name, target);
+			}
+		}
+		return 0;
+	}
+	fprintf(stderr, "fsop: unknown operation %s\n", op);
+	return 2;
+}
