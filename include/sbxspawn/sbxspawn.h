@@ -185,6 +185,24 @@ int sbx_posix_spawnp(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT file,
                      const sbx_scopeattr_t *SBX_RESTRICT scope,
                      char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
 
+/* ------------------------------------------------------------------------
+ * Confine the calling process, then exec: for launchers
+ * --------------------------------------------------------------------- */
+
+/* Applies scope to the calling process and replaces it with path (file is
+ * looked up in PATH as posix_spawnp does), with the same outcomes as
+ * sbx_posix_spawn: narrowed with a warning, unconfined where the kernel has
+ * no Landlock (ENOTSUP with SBX_SCOPE_REQUIRE), SBX_EREFUSED when Landlock
+ * refused the ruleset (after an SBX_EVENT_REFUSED event).  Returns only on
+ * failure.  The state it leaves: a failure before the ruleset was applied
+ * (ENOTSUP, SBX_EREFUSED, an unresolvable path) leaves the process
+ * unconfined, though no_new_privs may be set; a failure of the exec itself
+ * leaves the calling thread confined, for good, with no_new_privs set. */
+int sbx_execve(const char *path, const sbx_scopeattr_t *scope, char *const argv[],
+               char *const envp[]);
+int sbx_execvpe(const char *file, const sbx_scopeattr_t *scope, char *const argv[],
+                char *const envp[]);
+
 #ifdef __cplusplus
 }
 #endif
