@@ -95,6 +95,14 @@ struct sbx_ruleset {
 int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
+/* ---- exec (exec.c) --------------------------------------------------- */
+
+/* PATH from the environment, else the C library's default (in buf). */
+const char *sbx__search_path(char *buf, size_t size);
+/* posix_spawnp's lookup and exec; async-signal-safe.  Returns the errno. */
+int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
+                     char *const envp[]);
+
 /* ---- diagnostics (diag.c) ------------------------------------------- */
 
 void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,

@@ -322,48 +322,6 @@ static void confine(struct child *c)
 	(void)sys(SYS_close, c->ruleset_fd, 0, 0, 0);
 }
 
-/* execvpe's lookup, as glibc's posix_spawnp does it.  Returns the errno. */
-static int exec_search(const struct child *c)
-{
-	char buf[PATH_MAX + NAME_MAX + 2];
-	size_t flen = strnlen(c->file, NAME_MAX + 1) + 1;
-	int got_eacces = 0;
-	const char *p = c->search_path, *end;
-
-	if (flen > NAME_MAX + 1)
-		return ENAMETOOLONG;
-	for (;; p = end + 1) {
-		size_t dlen;
-
-		for (end = p; *end && *end != ':'; end++)
-			;
-		dlen = (size_t)(end - p);
-		if (dlen < PATH_MAX) {
-			/* An empty element is the current directory. */
-			memcpy(buf, p, dlen);
-			buf[dlen] = '/';
-			memcpy(buf + dlen + (dlen > 0), c->file, flen);
-			long r = sys(SYS_execve, (long)buf, (long)c->argv, (long)c->envp, 0);
-			switch (-r) {
-			case EACCES:
-				got_eacces = 1;
-				break;
-			case ENOENT:
-			case ESTALE:
-			case ENOTDIR:
-			case ENODEV:
-			case ETIMEDOUT:
-				break;
-			default:
-				return (int)-r;
-			}
-		}
-		if (!*end)
-			break;
-	}
-	return got_eacces ? EACCES : ENOENT;
-}
-
 static int child_main(void *arg)
 {
 	struct child *c = arg;
@@ -387,7 +345,7 @@ static int child_main(void *arg)
 	          (long)((c->flags & POSIX_SPAWN_SETSIGMASK) ? &c->sigmask : &c->oldmask), 0,
 	          KERNEL_SIGSET_SIZE);
 	if (c->search_path)
-		err = exec_search(c);
+		err = sbx__exec_search(c->file, c->search_path, c->argv, c->envp);
 	else
 		err = (int)-sys(SYS_execve, (long)c->file, (long)c->argv, (long)c->envp, 0);
 	child_fail(c, SBX_STAGE_EXEC, -1, err);
@@ -507,11 +465,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 			err = ENOENT;
 			goto out;
 		}
-		c.search_path = getenv("PATH");
-		if (!c.search_path) {
-			size_t n = confstr(_CS_PATH, default_path, sizeof(default_path));
-			c.search_path = n > 0 && n <= sizeof(default_path) ? default_path : "/bin:/usr/bin";
-		}
+		c.search_path = sbx__search_path(default_path, sizeof(default_path));
 	}
 	if (scopeattr && !scope) {
 		err = EINVAL; /* not initialised, or destroyed */

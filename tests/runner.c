@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_scope());
 	srunner_add_suite(sr, suite_confine());
 	srunner_add_suite(sr, suite_outcomes());
+	srunner_add_suite(sr, suite_sbxrun());
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);
 	else

@@ -1,0 +1,154 @@
+/* Exec: the PATH lookup shared with the spawn engine's child, and
+ * sbx_execve / sbx_execvpe, which confine the calling process and exec. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+
+const char *sbx__search_path(char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	size_t n;
+
+	if (path)
+		return path;
+	n = confstr(_CS_PATH, buf, size);
+	return n > 0 && n <= size ? buf : "/bin:/usr/bin";
+}
+
+/* glibc's execvpe lookup, without its shell fallback (as posix_spawnp):
+ * EACCES is remembered and the search goes on, ENOENT, ENOTDIR and their
+ * kin go on, anything else ends it.  Async-signal-safe: it runs in the
+ * spawn engine's child.  Returns the errno. */
+int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
+                     char *const envp[])
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+	size_t flen = strnlen(file, NAME_MAX) + 1;
+	int got_eacces = 0;
+	const char *p = search_path, *end;
+
+	if (flen > NAME_MAX)
+		return ENAMETOOLONG;
+	for (;; p = end + 1) {
+		size_t dlen;
+
+		for (end = p; *end && *end != ':'; end++)
+			;
+		dlen = (size_t)(end - p);
+		if (dlen < PATH_MAX) {
+			/* An empty element is the current directory. */
+			memcpy(buf, p, dlen);
+			buf[dlen] = '/';
+			memcpy(buf + dlen + (dlen > 0), file, flen);
+			if (syscall(SYS_execve, buf, argv, envp) < 0) {
+				switch (errno) {
+				case EACCES:
+					got_eacces = 1;
+					break;
+				case ENOENT:
+				case ESTALE:
+				case ENOTDIR:
+				case ENODEV:
+				case ETIMEDOUT:
+					break;
+				default:
+					return errno;
+				}
+			}
+		}
+		if (!*end)
+			break;
+	}
+	return got_eacces ? EACCES : ENOENT;
+}
+
+/* Applies the compiled ruleset to the calling thread: 0, or the errno with
+ * *call naming what failed. */
+static int restrict_self(const struct sbx_ruleset *rs, const char **call)
+{
+	if (rs->confinement == SBX_OUTCOME_REFUSED) {
+		*call = "landlock_create_ruleset";
+		return rs->error;
+	}
+	if (rs->fd < 0)
+		return 0;
+	*call = "prctl(PR_SET_NO_NEW_PRIVS)";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L))
+		return errno;
+	*call = "landlock_restrict_self";
+	if (sbx_landlock_restrict_self(rs->fd, 0))
+		return errno;
+	return 0;
+}
+
+static int exec_confined(const char *file, int search, const sbx_scopeattr_t *scopeattr,
+                         char *const argv[], char *const envp[])
+{
+	SBX_KEEP_ERRNO;
+	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
+	struct sbx_ruleset fresh = { .fd = -1 }, *rs = NULL;
+	char default_path[256];
+	const char *call = "", *search_path = NULL;
+	int err = 0, stage = SBX_STAGE_SETUP;
+
+	if (scopeattr && !scope) {
+		err = EINVAL;
+		goto out;
+	}
+	if (search && !strchr(file, '/')) {
+		if (!*file) {
+			err = ENOENT;
+			goto out;
+		}
+		search_path = sbx__search_path(default_path, sizeof(default_path));
+	}
+	if (scope) {
+		if (!(rs = scope->snapshot)) {
+			if ((err = sbx__ruleset_compile(scope, &fresh)))
+				goto out;
+			rs = &fresh;
+		}
+		if ((err = restrict_self(rs, &call))) {
+			sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
+			           "%s: not run: Landlock refused the ruleset: %s: %s", file, call,
+			           strerror(err));
+			stage = SBX_STAGE_CONFINE;
+			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err);
+			sbx__ruleset_release(&fresh);
+			return SBX_EREFUSED;
+		}
+	}
+	/* The outcome is on record before exec, for the caller to read if
+	 * exec fails. */
+	stage = SBX_STAGE_EXEC;
+	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, 0);
+	if (search_path)
+		err = sbx__exec_search(file, search_path, argv, envp);
+	else
+		err = execve(file, argv, envp) ? errno : 0;
+out:
+	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, err);
+	sbx__ruleset_release(&fresh);
+	return err;
+}
+
+SBX_EXPORT int sbx_execve(const char *path, const sbx_scopeattr_t *scope, char *const argv[],
+                          char *const envp[])
+{
+	return exec_confined(path, 0, scope, argv, envp);
+}
+
+SBX_EXPORT int sbx_execvpe(const char *file, const sbx_scopeattr_t *scope, char *const argv[],
+                           char *const envp[])
+{
+	return exec_confined(file, 1, scope, argv, envp);
+}

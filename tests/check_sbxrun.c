@@ -1,0 +1,333 @@
+/* sbx_execve / sbx_execvpe, and the sbxrun launcher built on them. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define FSOP HELPER_DIR "/fsop"
+#define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
+
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+/* ---- sbx_execve ------------------------------------------------------------ */
+
+/* Forks; the child runs fn and exits with what it returns. */
+static int in_child(int (*fn)(const struct tree *), const struct tree *t)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(fn(t));
+	return wait_status(pid);
+}
+
+static int execve_denied(const struct tree *t)
+{
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", (char *)t->secret, NULL };
+	int fd = open("/dev/null", O_WRONLY);
+
+	dup2(fd, 1);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_adddeny(&s, t->other);
+	sbx_execve(FSOP, &s, argv, environ);
+	return 99;
+}
+
+static int execve_missing(const struct tree *t)
+{
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *argv[] = { "x", NULL };
+	int err;
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_adddeny(&s, t->other);
+	err = sbx_execvpe("sbx-no-such-program", &s, argv, environ);
+	if (err != ENOENT || sbx_outcome_get(&oc) || oc.stage != SBX_STAGE_EXEC ||
+	    oc.confinement != SBX_OUTCOME_CONFINED)
+		return 2;
+	/* The exec failed after confinement: this process is confined now. */
+	return open(t->secret, O_RDONLY) < 0 && errno == EACCES ? 0 : 3;
+}
+
+static int execve_refused(const struct tree *t)
+{
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *argv[] = { FSOP, NULL };
+	int err;
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, t->other);
+	seccomp_fail(SYS_landlock_restrict_self, EPERM);
+	err = sbx_execve(FSOP, &s, argv, environ);
+	if (err != SBX_EREFUSED || sbx_outcome_get(&oc) || oc.confinement != SBX_OUTCOME_REFUSED ||
+	    oc.error != EPERM)
+		return 2;
+	/* Refused before anything was applied: still unconfined. */
+	return open(t->secret, O_RDONLY) >= 0 ? 0 : 3;
+}
+
+START_TEST(test_execve_states)
+{
+	struct tree t;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	ck_assert_int_eq(WEXITSTATUS(in_child(execve_denied, &t)), 1);
+	ck_assert_int_eq(WEXITSTATUS(in_child(execve_missing, &t)), 0);
+	ck_assert_int_eq(WEXITSTATUS(in_child(execve_refused, &t)), 0);
+	tree_free(&t);
+}
+END_TEST
+
+/* The refused child's own exit status, seen as the kernel reports it in
+ * SIGCHLD before the library reaps the child. */
+static volatile sig_atomic_t chld_status = -1, chld_code;
+
+static void on_chld(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	chld_status = si->si_status;
+	chld_code = si->si_code;
+}
+
+START_TEST(test_refused_child_exit_status)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	struct sigaction sa = { .sa_sigaction = on_chld, .sa_flags = SA_SIGINFO };
+	char *argv[] = { FSOP, NULL };
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* A first spawn, so that only the refused child signals below. */
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, argv, environ), 0);
+	wait_status(pid);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	seccomp_fail(SYS_landlock_restrict_self, EPERM);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), SBX_EREFUSED);
+	ck_assert_int_eq(chld_code, CLD_EXITED);
+	ck_assert_int_eq(chld_status, SBX_EXIT_REFUSED);
+	ck_assert_int_ne(SBX_EXIT_REFUSED, 127);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* ---- sbxrun ------------------------------------------------------------------ */
+
+static int sbxrun(char *const argv[], char **out)
+{
+	return run_scoped(NULL, argv, out);
+}
+
+START_TEST(test_sbxrun_statuses)
+{
+	struct tree t;
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* The command's own status, and 128+N for a signal. */
+	char *own[] = { SBXRUN, "--deny", t.other, "--", "sh", "-c", "exit 7", NULL };
+	ck_assert_int_eq(sbxrun(own, &out), 7);
+	free(out);
+	char *sig[] = { SBXRUN, "--deny", t.other, "sh", "-c", "kill -TERM $$", NULL };
+	ck_assert_int_eq(sbxrun(sig, &out), 128 + SIGTERM);
+	free(out);
+	/* 127: not found. */
+	char *nf[] = { SBXRUN, "--deny", t.other, "sbx-no-such-program", NULL };
+	ck_assert_int_eq(sbxrun(nf, &out), 127);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: sbx-no-such-program: No such file or directory"));
+	free(out);
+	/* 126: found, cannot be executed. */
+	char *nx[] = { SBXRUN, "/etc/passwd", NULL };
+	ck_assert_int_eq(sbxrun(nx, &out), 126);
+	free(out);
+	/* ... including a program the scope denies. */
+	write_file(join(t.other, "tool"), "#!/bin/sh\necho ran\n", 0755);
+	char *dx[] = { SBXRUN, "--deny", t.other, (char *)join(t.other, "tool"), NULL };
+	ck_assert_int_eq(sbxrun(dx, &out), 126);
+	ck_assert_ptr_null(strstr(out, "ran"));
+	free(out);
+	/* 125: sbxrun itself: bad options, no command, a refused ruleset. */
+	char *bad[] = { SBXRUN, "--frobnicate", "true", NULL };
+	ck_assert_int_eq(sbxrun(bad, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "--help"));
+	free(out);
+	char *none[] = { SBXRUN, "--deny", t.other, NULL };
+	ck_assert_int_eq(sbxrun(none, &out), 125);
+	free(out);
+	char *abi[] = { SBXRUN, "--abi", "12", "true", NULL };
+	ck_assert_int_eq(sbxrun(abi, &out), 125);
+	free(out);
+	char *missing[] = { SBXRUN, "--deny", NULL };
+	ck_assert_int_eq(sbxrun(missing, &out), 125);
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_sbxrun_refused)
+{
+	struct tree t;
+	char *out;
+	char *argv[] = { SBXRUN, "--quiet", "--deny", NULL, FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	argv[3] = t.other;
+	argv[6] = t.secret;
+	seccomp_fail(SYS_landlock_restrict_self, EPERM);
+	ck_assert_int_eq(sbxrun(argv, &out), SBX_EXIT_REFUSED);
+	/* One line, even with --quiet, and the command never ran. */
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: " FSOP ": not run: Landlock refused the ruleset"));
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	ck_assert_ptr_null(strstr(out, "ok"));
+	ck_assert_int_eq((int)(strchr(out, '\n') - out), (int)strlen(out) - 1);
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_sbxrun_options)
+{
+	struct tree t;
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	char *deny[] = { SBXRUN, "--deny", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(deny, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	char *allow[] = { SBXRUN, "--deny", t.projects, "--allow", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(allow, &out), 0);
+	free(out);
+	char *ro[] = { SBXRUN, "--readonly", t.other, FSOP, "write", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(ro, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	/* --abi 1: cross-directory links are refused outright. */
+	char *abi[] = { SBXRUN, "--abi", "1", "--deny", t.other, FSOP, "link",
+	                (char *)join(t.mine, "file"), (char *)join(t.third, "l"), NULL };
+	ck_assert_int_eq(sbxrun(abi, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EXDEV"));
+	free(out);
+	/* --require on a kernel with Landlock: runs. */
+	char *req[] = { SBXRUN, "--require", "--deny", t.other, "true", NULL };
+	ck_assert_int_eq(sbxrun(req, &out), 0);
+	free(out);
+	/* --quiet silences warnings: a denial of / is ignored, and said so unless quiet. */
+	char *loud[] = { SBXRUN, "--deny", "/", "true", NULL };
+	ck_assert_int_eq(sbxrun(loud, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: not denying /"));
+	free(out);
+	char *hush[] = { SBXRUN, "--quiet", "--deny", "/", "true", NULL };
+	ck_assert_int_eq(sbxrun(hush, &out), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	char *help[] = { SBXRUN, "--help", NULL };
+	ck_assert_int_eq(sbxrun(help, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Usage: sbxrun [OPTIONS] [--] COMMAND [ARG]..."));
+	free(out);
+	char *version[] = { SBXRUN, "--version", NULL };
+	ck_assert_int_eq(sbxrun(version, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun (libsbxspawn) " PACKAGE_VERSION));
+	free(out);
+	char *status[] = { SBXRUN, "--status", NULL };
+	ck_assert_int_eq(sbxrun(status, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Landlock: enforcing, ABI"));
+	ck_assert_ptr_nonnull(strstr(out, "read_file"));
+	ck_assert_ptr_nonnull(strstr(out, "no_new_privs: can be set"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_sbxrun_without_landlock)
+{
+	struct tree t;
+	char *out;
+
+	tree_make(&t);
+	seccomp_fail(SYS_landlock_create_ruleset, ENOSYS);
+	char *status[] = { SBXRUN, "--status", NULL };
+	ck_assert_int_eq(sbxrun(status, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Landlock: absent: not built into this kernel"));
+	free(out);
+	/* Unconfined, said once ... */
+	char *open_[] = { SBXRUN, "--deny", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(open_, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "run unconfined"));
+	free(out);
+	/* ... or refused with --require. */
+	char *req[] = { SBXRUN, "--require", "--deny", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(req, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "no Landlock"));
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_sbxrun_nested)
+{
+	struct tree t;
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* An inner sbxrun that denies nothing, or re-admits the denied path,
+	 * cannot widen what the outer one allowed. */
+	char *inner[] = { SBXRUN, "--deny", t.other, SBXRUN, "--readonly", "/", FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(inner, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	char *readmit[] = { SBXRUN, "--deny", t.other, SBXRUN, "--allow", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(readmit, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+Suite *suite_sbxrun(void)
+{
+	Suite *s = suite_create("sbxrun");
+	TCase *tc = tcase_create("launcher");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_test(tc, test_execve_states);
+	tcase_add_test(tc, test_refused_child_exit_status);
+	tcase_add_test(tc, test_sbxrun_statuses);
+	tcase_add_test(tc, test_sbxrun_refused);
+	tcase_add_test(tc, test_sbxrun_options);
+	tcase_add_test(tc, test_sbxrun_without_landlock);
+	tcase_add_test(tc, test_sbxrun_nested);
+	suite_add_tcase(s, tc);
+	return s;
+}

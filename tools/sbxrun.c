@@ -1,0 +1,229 @@
+/*
+ * sbxrun: confine this process with a scope, then become COMMAND.
+ *
+ * For programs that cannot be relinked: the pid stays the same, so signals
+ * and exit statuses need no forwarding.  Exit statuses follow env(1) and
+ * timeout(1): 125 when sbxrun itself fails, 126 when COMMAND cannot be
+ * executed, 127 when it is not found.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "sbxspawn/sbxspawn.h"
+
+#define EXIT_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+extern char **environ;
+
+static const char usage_text[] =
+	"Usage: sbxrun [OPTIONS] [--] COMMAND [ARG]...\n"
+	"Run COMMAND inside a Landlock filesystem boundary.\n"
+	"\n"
+	"  --deny PATH      no access at all beneath PATH\n"
+	"  --allow PATH     re-admit PATH inside a denial, with full access\n"
+	"  --readonly PATH  read and execute beneath PATH, no writes\n"
+	"  --require        fail (status 125) where the kernel has no Landlock\n"
+	"  --abi N          enforce what Landlock ABI N would, no more\n"
+	"  --quiet          no warnings (a refusal is still reported)\n"
+	"  --status         tell what this kernel enforces, run nothing\n"
+	"  --help           this text\n"
+	"  --version        the version\n"
+	"\n"
+	"PATH options repeat.  Exit status: 125 if sbxrun fails, 126 if COMMAND\n"
+	"cannot be executed, 127 if it is not found, else COMMAND's own.\n";
+
+static int quiet;
+
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_EXPAND || (quiet && ev->kind != SBX_EVENT_REFUSED))
+		return;
+	fprintf(stderr, "sbxrun: %s\n", ev->message);
+}
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sbxrun: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'sbxrun --help' for more information.\n");
+	exit(EXIT_FAILED);
+}
+
+/* ---- --status ------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+	int abi;
+} fs_rights[] = {
+	{ "execute", LANDLOCK_ACCESS_FS_EXECUTE, 1 },
+	{ "write_file", LANDLOCK_ACCESS_FS_WRITE_FILE, 1 },
+	{ "read_file", LANDLOCK_ACCESS_FS_READ_FILE, 1 },
+	{ "read_dir", LANDLOCK_ACCESS_FS_READ_DIR, 1 },
+	{ "remove_dir", LANDLOCK_ACCESS_FS_REMOVE_DIR, 1 },
+	{ "remove_file", LANDLOCK_ACCESS_FS_REMOVE_FILE, 1 },
+	{ "make_char", LANDLOCK_ACCESS_FS_MAKE_CHAR, 1 },
+	{ "make_dir", LANDLOCK_ACCESS_FS_MAKE_DIR, 1 },
+	{ "make_reg", LANDLOCK_ACCESS_FS_MAKE_REG, 1 },
+	{ "make_sock", LANDLOCK_ACCESS_FS_MAKE_SOCK, 1 },
+	{ "make_fifo", LANDLOCK_ACCESS_FS_MAKE_FIFO, 1 },
+	{ "make_block", LANDLOCK_ACCESS_FS_MAKE_BLOCK, 1 },
+	{ "make_sym", LANDLOCK_ACCESS_FS_MAKE_SYM, 1 },
+	{ "refer", LANDLOCK_ACCESS_FS_REFER, 2 },
+	{ "truncate", LANDLOCK_ACCESS_FS_TRUNCATE, 3 },
+	{ "ioctl_dev", LANDLOCK_ACCESS_FS_IOCTL_DEV, 5 },
+	{ "resolve_unix", LANDLOCK_ACCESS_FS_RESOLVE_UNIX, 9 },
+};
+
+static void list_rights(int abi)
+{
+	for (size_t i = 0; i < sizeof(fs_rights) / sizeof(fs_rights[0]); i++)
+		if (fs_rights[i].abi <= abi)
+			printf(" %s", fs_rights[i].name);
+	printf("\n");
+}
+
+static int status(int require)
+{
+	long abi = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int err = errno;
+	long errata;
+
+	if (abi <= 0) {
+		printf("Landlock: absent: %s\n",
+		       err == ENOSYS ? "not built into this kernel (ENOSYS); commands run unconfined"
+		       : err == EOPNOTSUPP ? "built in but disabled at boot (EOPNOTSUPP); add landlock to the lsm= kernel parameter"
+		                           : strerror(err));
+	} else {
+		printf("Landlock: enforcing, ABI %ld\n", abi);
+		printf("filesystem rights mediated:");
+		list_rights((int)abi);
+		printf("filesystem rights granted nowhere: make_char make_block\n");
+		if (abi >= 4)
+			printf("network rights known to the kernel: bind_tcp connect_tcp (not used)\n");
+		if (abi >= 6)
+			printf("scopes known to the kernel: abstract_unix_socket signal (not used)\n");
+		errata = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA);
+		if (errata >= 0)
+			printf("errata fixed: %#lx\n", errata);
+		else
+			printf("errata: not reported by this kernel\n");
+	}
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1)
+		printf("no_new_privs: already set on this process\n");
+	else if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) == 0)
+		printf("no_new_privs: can be set\n");
+	else
+		printf("no_new_privs: cannot be set (%s): confinement would be refused\n", strerror(errno));
+	return abi <= 0 && require ? EXIT_FAILED : 0;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+	enum { OPT_DENY = 256, OPT_ALLOW, OPT_READONLY, OPT_REQUIRE, OPT_ABI, OPT_QUIET,
+	       OPT_STATUS, OPT_HELP, OPT_VERSION };
+	static const struct option options[] = {
+		{ "deny", required_argument, NULL, OPT_DENY },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "readonly", required_argument, NULL, OPT_READONLY },
+		{ "require", no_argument, NULL, OPT_REQUIRE },
+		{ "abi", required_argument, NULL, OPT_ABI },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	sbx_scopeattr_t scope;
+	sbx_outcome_t outcome;
+	int opt, err, require = 0, want_status = 0;
+	char *end;
+	long abi;
+
+	if ((err = sbx_scopeattr_init(&scope)))
+		fail("%s", sbx_strerror(err));
+	sbx_scopeattr_setlogger(&scope, logger, NULL);
+	opterr = 0;
+	/* "+": the first operand is the command; its options are its own. */
+	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_DENY:
+			err = sbx_scopeattr_adddeny(&scope, optarg);
+			break;
+		case OPT_ALLOW:
+			err = sbx_scopeattr_addallow(&scope, optarg);
+			break;
+		case OPT_READONLY:
+			err = sbx_scopeattr_addreadonly(&scope, optarg);
+			break;
+		case OPT_REQUIRE:
+			require = 1;
+			err = sbx_scopeattr_setflags(&scope, SBX_SCOPE_REQUIRE);
+			break;
+		case OPT_ABI:
+			errno = 0;
+			abi = strtol(optarg, &end, 10);
+			if (errno || *end || abi < 1 || abi > 9)
+				fail("--abi takes a Landlock ABI from 1 to 9, not '%s'", optarg);
+			err = sbx_scopeattr_setabi(&scope, (int)abi);
+			break;
+		case OPT_QUIET:
+			quiet = 1;
+			break;
+		case OPT_STATUS:
+			want_status = 1;
+			break;
+		case OPT_HELP:
+			fputs(usage_text, stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("sbxrun (libsbxspawn) %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				fail("unknown option '-%c'", optopt);
+			fail("unknown option or missing argument: '%s'", argv[optind - 1]);
+		}
+		if (err)
+			fail("%s", sbx_strerror(err));
+	}
+	if (want_status)
+		return status(require);
+	if (optind >= argc)
+		fail("%s", "no command given");
+
+	err = sbx_execvpe(argv[optind], &scope, argv + optind, environ);
+	/* Only failures come back. */
+	if (err == SBX_EREFUSED)
+		return EXIT_FAILED; /* reported already, through the logger */
+	if (err == ENOTSUP) {
+		fprintf(stderr, "sbxrun: %s: not run: this kernel has no Landlock and --require was given\n",
+		        argv[optind]);
+		return EXIT_FAILED;
+	}
+	fprintf(stderr, "sbxrun: %s: %s\n", argv[optind], sbx_strerror(err));
+	/* A scope that could not be compiled is sbxrun's failure; an exec
+	 * that failed is the command's, as env(1) tells them apart. */
+	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC)
+		return EXIT_FAILED;
+	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
