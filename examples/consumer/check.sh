@@ -1,0 +1,29 @@
+#!/bin/sh
+# Builds this consumer against a libsbxspawn installed under PREFIX, found
+# only through pkg-config, and checks that it runs and confines.
+# Usage: check.sh PREFIX
+set -eu
+prefix=$(cd "${1:?usage: check.sh PREFIX}" && pwd)
+src=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$src/configure.ac" "$src/Makefile.am" "$src/capture.c" "$work/"
+cd "$work"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+export LD_LIBRARY_PATH="$prefix/lib"
+pkg-config --exists --print-errors 'sbxspawn >= 0.1'
+autoreconf -i >/dev/null 2>&1
+./configure -q
+make -s
+mkdir -p data/open data/closed
+echo visible > data/open/f
+echo hidden > data/closed/f
+out=$(./capture cat data/open/f data/closed/f)
+case $out in *visible*hidden*"[exit 0]"*) ;; *) echo "consumer: unconfined run wrong: $out"; exit 1 ;; esac
+out=$(CAPTURE_DENY="$work/data/closed" ./capture cat data/open/f data/closed/f)
+case $out in
+*hidden*) echo "consumer: the denial did not hold: $out"; exit 1 ;;
+*visible*"Permission denied"*"[exit 1]"*) ;;
+*) echo "consumer: confined run wrong: $out"; exit 1 ;;
+esac
+echo "consumer: built with pkg-config against $prefix, ran, and the denial held"
