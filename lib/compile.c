@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -59,12 +60,17 @@ static void path_pop(char *buf)
 
 /* Makes path absolute against the current directory and resolves every
  * symlink in the part that exists; the rest ("a denied path that does not
- * exist yet") is normalised as written.  out holds PATH_MAX bytes. */
-static int resolve(const char *path, char *out)
+ * exist yet") is normalised as written.  out holds PATH_MAX bytes.  *plain
+ * (if given) says whether path was absolute and no symlink was followed:
+ * then it resolves the same for as long as the directories on its way are
+ * unchanged. */
+static int resolve_plain(const char *path, char *out, bool *plain)
 {
 	char todo[2 * PATH_MAX], link[PATH_MAX];
 	int links = 0;
 
+	if (plain)
+		*plain = path[0] == '/';
 	if (path[0] == '/') {
 		strcpy(out, "/");
 	} else if (!getcwd(out, PATH_MAX)) {
@@ -101,6 +107,8 @@ static int resolve(const char *path, char *out)
 		}
 		if (!S_ISLNK(st.st_mode))
 			continue;
+		if (plain)
+			*plain = false;
 		if (++links > 40)
 			return ELOOP;
 		n = readlink(out, link, sizeof(link) - 1);
@@ -119,6 +127,11 @@ static int resolve(const char *path, char *out)
 		p = todo;
 	}
 	return 0;
+}
+
+static int resolve(const char *path, char *out)
+{
+	return resolve_plain(path, out, NULL);
 }
 
 /* Whether a is b or one of b's ancestors (both resolved, absolute). */
@@ -261,10 +274,61 @@ struct compiler {
 	const struct sbx_scope *scope;
 	struct sbx_ruleset *out;
 	struct rights rights;
+	struct timespec started;
 	size_t dropped_cap;
 	char path[PATH_MAX]; /* the directory being worked on */
 	int err;             /* ENOMEM: the compile as a whole failed */
 };
+
+/* A directory changed this recently may change again within the same
+ * timestamp tick, unseen: it is not a ground for reuse. */
+#define RACY_NS (50 * 1000000LL)
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/* Records what the directory in cc->path looked like when it was read. */
+static void stamp(struct compiler *cc, const struct stat *st)
+{
+	struct sbx_ruleset *rs = cc->out;
+	struct sbx_stamp *sp;
+
+	if (ns_between(&st->st_mtim, &cc->started) < RACY_NS ||
+	    ns_between(&st->st_ctim, &cc->started) < RACY_NS)
+		rs->reusable = false;
+	if (rs->nstamps == rs->stamps_cap) {
+		size_t cap = rs->stamps_cap ? 2 * rs->stamps_cap : 16;
+		struct sbx_stamp *grown = realloc(rs->stamps, cap * sizeof(*grown));
+
+		if (!grown) {
+			cc->err = ENOMEM;
+			return;
+		}
+		rs->stamps = grown;
+		rs->stamps_cap = cap;
+	}
+	sp = &rs->stamps[rs->nstamps];
+	if (!(sp->path = strdup(cc->path))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	sp->dev = st->st_dev;
+	sp->ino = st->st_ino;
+	sp->mtime = st->st_mtim;
+	sp->ctime = st->st_ctim;
+	rs->nstamps++;
+}
+
+static bool stamp_matches(const struct sbx_stamp *sp)
+{
+	struct stat st;
+
+	return lstat(sp->path, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino &&
+	       st.st_mtim.tv_sec == sp->mtime.tv_sec && st.st_mtim.tv_nsec == sp->mtime.tv_nsec &&
+	       st.st_ctim.tv_sec == sp->ctime.tv_sec && st.st_ctim.tv_nsec == sp->ctime.tv_nsec;
+}
 
 /* One grant could not be added: the path stays unreachable.  `listing':
  * it was a directory whose entries could not be listed, so none of them
@@ -425,12 +489,14 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_
 	listing_free(&l);
 }
 
-/* Emits the rules for node n, whose directory is open as dirfd; `have' is
- * what the rules above it already grant beneath it. */
-static void emit(struct compiler *cc, const struct node *n, int dirfd, uint64_t have)
+/* Emits the rules for node n, whose directory is open as dirfd (and is
+ * st); `have' is what the rules above it already grant beneath it. */
+static void emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
+                 uint64_t have)
 {
 	size_t base = strlen(cc->path);
 
+	stamp(cc, st_n);
 	grant(cc, dirfd, true, n->common & ~have, "");
 	have |= n->common;
 	if (n->want & ~have)
@@ -456,7 +522,7 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, uint64_t 
 			drop(cc, kid->name, errno, false);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
-				emit(cc, kid, fd, have);
+				emit(cc, kid, fd, &st, have);
 				cc->path[base] = '\0';
 			} else {
 				drop(cc, kid->name, ENAMETOOLONG, false);
@@ -619,14 +685,22 @@ static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, i
 
 /* Resolves every configured path, leaves out the denials that would stop
  * every program, and builds the tree. */
-static int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX])
+static int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
+                      struct sbx_ruleset *out)
 {
 	int err;
 
 	pthread_once(&runtime_once, runtime_probe);
+	if (!(out->resolved = calloc(scope->nrules + 1, sizeof(char *))))
+		return ENOMEM;
+	if (!(out->plain = calloc(scope->nrules + 1, sizeof(bool))))
+		return ENOMEM;
 	for (size_t i = 0; i < scope->nrules; i++) {
-		if ((err = resolve(scope->rules[i].path, resolved[i])))
+		if ((err = resolve_plain(scope->rules[i].path, resolved[i], &out->plain[i])))
 			return err;
+		if (!(out->resolved[i] = strdup(resolved[i])))
+			return ENOMEM;
+		out->nresolved++;
 	}
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const char *why = NULL;
@@ -668,9 +742,11 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	struct compiler *cc = NULL;
 	struct node *root = NULL;
 	char (*resolved)[PATH_MAX] = NULL;
+	struct stat st;
 	int err = ENOMEM, rootfd;
 
-	*out = (struct sbx_ruleset){ .fd = -1, .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
+	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
+	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi < 0)
 		return no_landlock(scope, out, -kernel_abi);
 	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;
@@ -680,11 +756,16 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		goto fail;
 	cc->scope = scope;
 	cc->out = out;
+	clock_gettime(CLOCK_REALTIME, &cc->started);
+	/* Opened before anything is read: a mount made from here on shows in
+	 * poll() (the compile opens what is mounted now, a later compile
+	 * might not). */
+	out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	cc->rights.dir = sbx__fs_rights_known(out->abi) &
 	                 ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
 	cc->rights.file = sbx__fs_rights_file(out->abi);
 	cc->rights.read = sbx__fs_rights_read(out->abi);
-	if ((err = build_tree(scope, root, resolved)))
+	if ((err = build_tree(scope, root, resolved, out)))
 		goto fail;
 	tree_settle(root, cc->rights.dir, &cc->rights);
 
@@ -698,12 +779,14 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		goto fail;
 	}
 	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
+	if (rootfd < 0 || fstat(rootfd, &st)) {
 		err = errno;
+		if (rootfd >= 0)
+			close(rootfd);
 		goto fail;
 	}
 	strcpy(cc->path, "/");
-	emit(cc, root, rootfd, 0);
+	emit(cc, root, rootfd, &st, 0);
 	close(rootfd);
 	if ((err = cc->err))
 		goto fail;
@@ -718,6 +801,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		free(mounts);
 	}
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
+	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
 	err = 0;
 	goto done;
 fail:
@@ -734,10 +818,47 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 {
 	if (rs->fd >= 0)
 		close(rs->fd);
+	if (rs->mounts_fd >= 0)
+		close(rs->mounts_fd);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
-	rs->fd = -1;
-	rs->dropped = NULL;
+	for (size_t i = 0; i < rs->nresolved; i++)
+		free(rs->resolved[i]);
+	free(rs->resolved);
+	free(rs->plain);
+	for (size_t i = 0; i < rs->nstamps; i++)
+		free(rs->stamps[i].path);
+	free(rs->stamps);
+	rs->fd = rs->mounts_fd = -1;
+	rs->dropped = rs->resolved = NULL;
+	rs->plain = NULL;
+	rs->stamps = NULL;
 	rs->ndropped = 0;
+	rs->nresolved = rs->nstamps = rs->stamps_cap = 0;
+}
+
+bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
+{
+	struct pollfd pfd = { .fd = rs->mounts_fd, .events = POLLPRI };
+	char path[PATH_MAX];
+
+	if (atomic_load(&rs->stale) || rs->nresolved != scope->nrules)
+		return false;
+	/* The mount table changed since the compile: poll() says so once, so
+	 * the verdict is kept for every other user of rs. */
+	if (poll(&pfd, 1, 0) != 0 || pfd.revents) {
+		atomic_store(&rs->stale, true);
+		return false;
+	}
+	for (size_t i = 0; i < rs->nstamps; i++)
+		if (!stamp_matches(&rs->stamps[i]))
+			return false;
+	/* The paths resolve as they did (the cwd, the symlinks on the way).
+	 * A plain one does: every directory on its way is stamped above. */
+	for (size_t i = 0; i < scope->nrules; i++)
+		if (!rs->plain[i] &&
+		    (resolve(scope->rules[i].path, path) || strcmp(path, rs->resolved[i])))
+			return false;
+	return true;
 }

@@ -95,7 +95,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 {
 	SBX_KEEP_ERRNO;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
-	struct sbx_ruleset fresh = { .fd = -1 }, *rs = NULL;
+	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
 	const char *call = "", *search_path = NULL;
 	int err = 0, stage = SBX_STAGE_SETUP;
@@ -112,18 +112,15 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 		search_path = sbx__search_path(default_path, sizeof(default_path));
 	}
 	if (scope) {
-		if (!(rs = scope->snapshot)) {
-			if ((err = sbx__ruleset_compile(scope, &fresh)))
-				goto out;
-			rs = &fresh;
-		}
+		if ((err = sbx__scope_get(scope, &rs)))
+			goto out;
 		if ((err = restrict_self(rs, &call))) {
 			sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
 			           "%s: not run: Landlock refused the ruleset: %s: %s", file, call,
 			           strerror(err));
 			stage = SBX_STAGE_CONFINE;
 			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err);
-			sbx__ruleset_release(&fresh);
+			sbx__scope_put(rs);
 			return SBX_EREFUSED;
 		}
 	}
@@ -137,7 +134,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 		err = execve(file, argv, envp) ? errno : 0;
 out:
 	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, err);
-	sbx__ruleset_release(&fresh);
+	sbx__scope_put(rs);
 	return err;
 }
 

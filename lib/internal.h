@@ -2,8 +2,12 @@
 #ifndef SBX_INTERNAL_H
 #define SBX_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "sbxspawn/sbxspawn.h"
 
@@ -56,8 +60,18 @@ struct sbx_scope {
 	int abi_cap;
 	sbx_logger_t logger;
 	void *logger_arg;
+	/* Not part of the scope's value: what spawns reuse.  The lock guards
+	 * both pointers; each ruleset is reference-counted. */
+	pthread_mutex_t lock;
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
+	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
 };
+
+/* The ruleset a spawn with this scope applies: the snapshot; else the last
+ * compile, if a new compile would give the identical ruleset; else a new
+ * compile.  0 with *rs to be put back, or an error number. */
+int sbx__scope_get(const struct sbx_scope *scope, struct sbx_ruleset **rs);
+void sbx__scope_put(struct sbx_ruleset *rs);
 
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 
@@ -77,6 +91,15 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
 /* ---- the compiler (compile.c) --------------------------------------- */
 
+/* What a compile read of a directory: if none of these changed, listing
+ * it again would give the same entries. */
+struct sbx_stamp {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime, ctime;
+};
+
 struct sbx_ruleset {
 	int fd;           /* Landlock ruleset, O_CLOEXEC; -1 if none */
 	int confinement;  /* enum sbx_confinement */
@@ -86,6 +109,17 @@ struct sbx_ruleset {
 	unsigned rules;
 	unsigned ndropped;
 	char **dropped;
+
+	/* For reuse (compile.c decides, scope.c keeps). */
+	atomic_int refs;
+	atomic_bool stale;
+	bool reusable;     /* confined in full, and nothing read was too fresh */
+	char **resolved;   /* the scope's paths as resolved, one per rule */
+	bool *plain;       /* per rule: absolute, and no symlink on its way */
+	size_t nresolved;
+	struct sbx_stamp *stamps;
+	size_t nstamps, stamps_cap;
+	int mounts_fd;     /* /proc/self/mountinfo, polled for changes; -1 */
 };
 
 /* Compiles scope against the filesystem as it is now.  Returns 0 with
@@ -94,6 +128,9 @@ struct sbx_ruleset {
  * (ENOMEM, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
 int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
+/* Whether compiling scope now would give rs again, at the cost of a stat
+ * per directory it read and a walk of the scope's paths. */
+bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs);
 
 /* ---- exec (exec.c) --------------------------------------------------- */
 

@@ -16,16 +16,94 @@ SBX_EXPORT int sbx_scopeattr_init(sbx_scopeattr_t *scope)
 
 	memset(scope, 0, sizeof(*scope));
 	scope->__scope = calloc(1, sizeof(*scope->__scope));
-	return scope->__scope ? 0 : ENOMEM;
+	if (!scope->__scope)
+		return ENOMEM;
+	pthread_mutex_init(&scope->__scope->lock, NULL);
+	return 0;
 }
 
+void sbx__scope_put(struct sbx_ruleset *rs)
+{
+	if (rs && atomic_fetch_sub(&rs->refs, 1) == 1) {
+		sbx__ruleset_release(rs);
+		free(rs);
+	}
+}
+
+/* The scope changed: nothing compiled from it before applies. */
 static void drop_snapshot(struct sbx_scope *s)
 {
-	if (s->snapshot) {
-		sbx__ruleset_release(s->snapshot);
-		free(s->snapshot);
-		s->snapshot = NULL;
+	struct sbx_ruleset *snapshot, *cache;
+
+	pthread_mutex_lock(&s->lock);
+	snapshot = s->snapshot;
+	cache = s->cache;
+	s->snapshot = s->cache = NULL;
+	pthread_mutex_unlock(&s->lock);
+	sbx__scope_put(snapshot);
+	sbx__scope_put(cache);
+}
+
+static struct sbx_ruleset *take(struct sbx_scope *s, struct sbx_ruleset **slot)
+{
+	struct sbx_ruleset *rs;
+
+	pthread_mutex_lock(&s->lock);
+	if ((rs = *slot))
+		atomic_fetch_add(&rs->refs, 1);
+	pthread_mutex_unlock(&s->lock);
+	return rs;
+}
+
+/* Compiles into a new reference-counted ruleset. */
+static int compile_new(const struct sbx_scope *s, struct sbx_ruleset **out)
+{
+	struct sbx_ruleset *rs = malloc(sizeof(*rs));
+	int err;
+
+	if (!rs)
+		return ENOMEM;
+	if ((err = sbx__ruleset_compile(s, rs))) {
+		free(rs);
+		return err;
 	}
+	atomic_init(&rs->refs, 1);
+	atomic_init(&rs->stale, false);
+	*out = rs;
+	return 0;
+}
+
+int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)
+{
+	/* What is cached is not part of the scope's value: const to callers. */
+	struct sbx_scope *s = (struct sbx_scope *)cs;
+	struct sbx_ruleset *rs, *old;
+	int err;
+
+	if ((rs = take(s, &s->snapshot))) {
+		*out = rs;
+		return 0;
+	}
+	if ((rs = take(s, &s->cache))) {
+		if (sbx__ruleset_current(s, rs)) {
+			*out = rs;
+			return 0;
+		}
+		atomic_store(&rs->stale, true);
+		sbx__scope_put(rs);
+	}
+	if ((err = compile_new(s, &rs)))
+		return err;
+	if (rs->reusable) {
+		atomic_fetch_add(&rs->refs, 1);
+		pthread_mutex_lock(&s->lock);
+		old = s->cache;
+		s->cache = rs;
+		pthread_mutex_unlock(&s->lock);
+		sbx__scope_put(old);
+	}
+	*out = rs;
+	return 0;
 }
 
 SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
@@ -39,6 +117,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	for (size_t i = 0; i < s->nrules; i++)
 		free(s->rules[i].path);
 	free(s->rules);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 	memset(scope, 0, sizeof(*scope));
 	return 0;
@@ -134,19 +213,17 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 {
 	SBX_KEEP_ERRNO;
 	struct sbx_scope *s = scope->__scope;
-	struct sbx_ruleset *rs;
+	struct sbx_ruleset *rs, *old;
 	int err;
 
 	if (!s)
 		return EINVAL;
-	if (!(rs = malloc(sizeof(*rs))))
-		return ENOMEM;
-	err = sbx__ruleset_compile(s, rs);
-	if (err) {
-		free(rs);
+	if ((err = compile_new(s, &rs)))
 		return err;
-	}
-	drop_snapshot(s);
+	pthread_mutex_lock(&s->lock);
+	old = s->snapshot;
 	s->snapshot = rs;
+	pthread_mutex_unlock(&s->lock);
+	sbx__scope_put(old);
 	return 0;
 }

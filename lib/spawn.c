@@ -448,7 +448,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
 	                   .ruleset_fd = -1, .report_fd = -1 };
-	struct sbx_ruleset fresh = { .fd = -1 }, *rs = NULL;
+	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
 	sigset_t all;
 	long page = sysconf(_SC_PAGESIZE);
@@ -472,13 +472,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		goto out;
 	}
 	if (scope) {
-		rs = scope->snapshot;
-		if (!rs) {
-			err = sbx__ruleset_compile(scope, &fresh);
-			if (err)
-				goto out;
-			rs = &fresh;
-		}
+		if ((err = sbx__scope_get(scope, &rs)))
+			goto out;
 		if (rs->confinement == SBX_OUTCOME_REFUSED) {
 			c.refused = rs->error;
 			c.refused_call = "landlock_create_ruleset";
@@ -538,7 +533,7 @@ out:
 		                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
 		                    c.res.stage ? c.res.err : err);
 	}
-	sbx__ruleset_release(&fresh);
+	sbx__scope_put(rs);
 	return err;
 }
 

@@ -154,7 +154,6 @@ START_TEST(test_dropped_grant_descriptor_limit)
 
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
-	scope_make(&s, &seen, t.other);
 	argv[2] = (char *)t.secret;
 	/* No gaps below the highest descriptor, so that the limit is exact. */
 	fd = open("/dev/null", O_RDONLY);
@@ -163,19 +162,24 @@ START_TEST(test_dropped_grant_descriptor_limit)
 	/* From too few descriptors to build anything up to enough for all:
 	 * the spawn fails or is refused, or the child is confined with some
 	 * grants dropped, or fully, and never runs unconfined. */
+	getrlimit(RLIMIT_NOFILE, &rl);
 	for (int spare = 0; spare < 12; spare++) {
 		int err;
 
-		getrlimit(RLIMIT_NOFILE, &rl);
+		/* A new scope each time: nothing cached, every grant opened. */
+		scope_make(&s, &seen, t.other);
+		/* Counted under a generous limit. */
+		rl.rlim_cur = 1024;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 		rl.rlim_cur = (rlim_t)count_fds() + (rlim_t)spare;
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-		memset(seen.count, 0, sizeof(seen.count));
 		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
 		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 		if (err) {
 			/* EACCES: so narrowed that the program itself is out of reach. */
 			ck_assert_msg(err == EMFILE || err == SBX_EREFUSED || err == EACCES,
 			              "spare %d: %s", spare, sbx_strerror(err));
+			sbx_scopeattr_destroy(&s);
 			continue;
 		}
 		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1); /* the denial held */
@@ -186,9 +190,9 @@ START_TEST(test_dropped_grant_descriptor_limit)
 		} else {
 			ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
 		}
+		sbx_scopeattr_destroy(&s);
 	}
 	ck_assert_int_gt(narrowed, 0);
-	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }
 END_TEST

@@ -2,6 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +128,113 @@ START_TEST(test_compile_once_snapshot)
 }
 END_TEST
 
+/* Counts the directories a spawn listed: none means it reused the last
+ * compile. */
+static int listed;
+
+static void count_listings(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_EXPAND)
+		listed++;
+}
+
+static int spawn_listing(const sbx_scopeattr_t *s, const char *op, const char *path, int *status)
+{
+	listed = 0;
+	*status = run_fsop(s, op, path);
+	return listed;
+}
+
+/* Spawns until one reuses the last compile (other processes may be
+ * changing /tmp meanwhile); false if none did. */
+static bool settle(const sbx_scopeattr_t *s, const char *probe)
+{
+	int status;
+
+	for (int i = 0; i < 40; i++) {
+		if (spawn_listing(s, "read", probe, &status) == 0)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}
+
+START_TEST(test_fresh_reuse_is_exact)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char elsewhere[64], link[128], late[4096];
+	int status;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, count_listings, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	/* Reused while nothing it read has changed ... */
+	ck_assert_msg(settle(&s, t.secret), "a compile was never reused");
+	/* ... and not once an expanded directory changes. */
+	snprintf(late, sizeof(late), "%s/late", t.projects);
+	mkdir(late, 0755);
+	ck_assert_int_gt(spawn_listing(&s, "list", late, &status), 0);
+	ck_assert_int_eq(status, 0);
+
+	/* A denial configured through a symlink outside the tree: retargeting
+	 * the link changes what a new compile would deny. */
+	snprintf(elsewhere, sizeof(elsewhere), "/tmp/sbxlinkdir.%d", getpid());
+	mkdir(elsewhere, 0755);
+	snprintf(link, sizeof(link), "%s/l", elsewhere);
+	ck_assert_int_eq(symlink(t.third, link), 0);
+	sbx_scopeattr_destroy(&s);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, count_listings, NULL);
+	sbx_scopeattr_adddeny(&s, link);
+	ck_assert_msg(settle(&s, join(t.mine, "file")), "a compile was never reused");
+	ck_assert_int_eq(run_fsop(&s, "list", t.third), 1);
+	unlink(link);
+	ck_assert_int_eq(symlink(t.mine, link), 0);
+	ck_assert_int_eq(run_fsop(&s, "list", t.third), 0);
+	ck_assert_int_eq(run_fsop(&s, "list", t.mine), 1);
+	unlink(link);
+	rmdir(elsewhere);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_fresh_reuse_sees_mounts)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char *src = make_tmpdir();
+	int status;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+		return;
+	}
+	tree_make(&t);
+	write_file(join(src, "mounted"), "m\n", 0644);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, count_listings, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	ck_assert_msg(settle(&s, join(t.third, "file")), "a compile was never reused");
+	/* A mount over a granted entry changes nothing a stat of the expanded
+	 * directories would see; the mount table says it. */
+	ck_assert_int_eq(mount(src, t.third, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_gt(spawn_listing(&s, "read", join(t.third, "mounted"), &status), 0);
+	ck_assert_int_eq(status, 0);
+	umount(t.third);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+	rm_rf(src);
+	free(src);
+}
+END_TEST
+
 START_TEST(test_default_logger_line)
 {
 	sbx_event_t ev = { .kind = SBX_EVENT_DROPPED, .error = ENOENT, .path = "/x",
@@ -151,6 +261,8 @@ Suite *suite_scope(void)
 	tcase_add_test(tc, test_api_errors);
 	tcase_add_test(tc, test_unresolvable_path);
 	tcase_add_test(tc, test_compile_once_snapshot);
+	tcase_add_test(tc, test_fresh_reuse_is_exact);
+	tcase_add_test(tc, test_fresh_reuse_sees_mounts);
 	tcase_add_test(tc, test_default_logger_line);
 	suite_add_tcase(s, tc);
 	return s;

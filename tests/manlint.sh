@@ -1,0 +1,215 @@
+#!/bin/sh
+# The manual pages: every exported function has one, every page formats
+# without a single groff warning, their sections are the usual ones in the
+# usual order, the synopses are the header's own prototypes, and the
+# examples compile.
+set -eu
+man="$top_srcdir/man"
+map="$top_srcdir/lib/libsbxspawn.map"
+hdr="$top_srcdir/include/sbxspawn/sbxspawn.h"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+warnings=0
+
+warn() {
+	printf 'manlint: %s\n' "$*"
+	warnings=$((warnings + 1))
+}
+
+# Reports each line of file $2 as a warning about page $1.
+warn_lines() {
+	while IFS= read -r line; do
+		warn "$1: $line"
+	done < "$2"
+}
+
+# The source lines of section $2 (".SH NAME" ... next ".SH") of page $1.
+section() {
+	awk -v want="$2" '
+		/^\.SH / { name = substr($0, 5); gsub(/"/, "", name); inside = (name == want); next }
+		inside' "$man/$1"
+}
+
+# ---------------------------------------------------------------------------
+# Every exported function has man3/<name>.3, and every man3 page is one.
+# ---------------------------------------------------------------------------
+syms=$(grep -oE '\bsbx_[a-z0-9_]+' "$map" | sort -u)
+for sym in $syms; do
+	[ -f "$man/man3/$sym.3" ] || warn "$sym is exported but has no man/man3/$sym.3"
+done
+pages=$(cd "$man" && ls man1/*.1 man3/*.3 man7/*.7 2>/dev/null | sort)
+for page in $pages; do
+	case $page in
+	man3/*)
+		name=${page#man3/}
+		printf '%s\n' "$syms" | grep -qx "${name%.3}" ||
+			warn "$page: ${name%.3} is not an exported function"
+		;;
+	esac
+done
+
+if ! command -v groff >/dev/null 2>&1; then
+	echo "manlint: SKIP formatting checks, no groff (Debian: groff-base)"
+	[ "$warnings" -eq 0 ] || exit 1
+	exit 77
+fi
+
+# ---------------------------------------------------------------------------
+# The header's declarations, one a line, blanks normalised.
+# ---------------------------------------------------------------------------
+normalise='{
+	gsub(/[ \t\n]+/, " "); gsub(/\( /, "("); gsub(/ \)/, ")"); gsub(/ ,/, ",");
+	gsub(/ \[/, "["); sub(/^ /, ""); sub(/ $/, "")
+}'
+grep -v '^[[:space:]]*#' "$hdr" | sed 's/SBX_RESTRICT/restrict/g' | awk '
+	{ text = text " " $0 }
+	END {
+		while ((i = index(text, "/*")) > 0) {
+			rest = substr(text, i + 2)
+			text = substr(text, 1, i - 1) " " substr(rest, index(rest, "*/") + 2)
+		}
+		n = split(text, items, /[;{}]/)
+		for (k = 1; k <= n; k++)
+			print items[k]
+	}' | awk "$normalise"' /\(/ && /sbx_/' > "$tmp/header.decls"
+
+# The declarations in the SYNOPSIS of a formatted page (stdin), likewise.
+synopsis_decls() {
+	awk '/^[^ ]/ { inside = ($0 == "SYNOPSIS"); next }
+	     inside && !/^ *#include/' | awk '
+	{ text = text " " $0 }
+	END { n = split(text, items, /;/); for (k = 1; k <= n; k++) print items[k] }' |
+		awk "$normalise"' /\(/'
+}
+
+# ---------------------------------------------------------------------------
+# Each page.
+# ---------------------------------------------------------------------------
+order='NAME|LIBRARY|SYNOPSIS|CONFIGURATION|DESCRIPTION|OPTIONS|EXIT STATUS|RETURN VALUE|ERRORS|ENVIRONMENT|FILES|ATTRIBUTES|VERSIONS|STANDARDS|HISTORY|NOTES|CAVEATS|BUGS|EXAMPLES|AUTHORS|REPORTING BUGS|COPYRIGHT|SEE ALSO'
+npages=0
+nexamples=0
+for page in $pages; do
+	npages=$((npages + 1))
+	base=${page##*/}
+	sect=${base##*.}
+	name=${base%.*}
+
+	# An alias: one line naming a full page that lists this name.
+	if head -n 1 "$man/$page" | grep -q '^\.so '; then
+		target=$(sed -n '1s/^\.so //p' "$man/$page")
+		if [ "$(wc -l < "$man/$page")" -ne 1 ]; then
+			warn "$page: an alias page is the one line .so $target"
+		elif [ ! -f "$man/$target" ] || head -n 1 "$man/$target" | grep -q '^\.so '; then
+			warn "$page: .so $target: no such full page"
+		elif ! section "$target" NAME | grep -q "^\\(.*, \\)*$name\\(,\\| \\\\-\\)"; then
+			warn "$page: $target does not list $name in its NAME section"
+		fi
+		continue
+	fi
+
+	# Source hygiene, outside no-fill blocks.
+	awk -v page="$page" '
+		/[ \t]$/ { print "line " NR ": trailing blank" }
+		/\t/ { print "line " NR ": a tab" }
+		/^\.(EX|nf)/ { nofill = 1 }
+		/^\.(EE|fi)/ { nofill = 0 }
+		!nofill && /^$/ { print "line " NR ": an empty line (use .PP)" }
+		!nofill && /^ / { print "line " NR ": a line starting with a blank" }
+	' "$man/$page" > "$tmp/hygiene"
+	warn_lines "$page" "$tmp/hygiene"
+
+	# .TH names this page, in this section.
+	th=$(grep -m 1 '^\.TH ' "$man/$page" | awk '{ print $2, $3 }')
+	[ "$th" = "$name $sect" ] || warn "$page: .TH says \"$th\", not \"$name $sect\""
+
+	# The sections: known ones, in the usual order, the required ones there.
+	grep '^\.SH ' "$man/$page" | sed 's/^\.SH //; s/"//g' > "$tmp/sections"
+	awk -v order="$order" -v page="$page" '
+		BEGIN { n = split(order, known, "|"); for (k = 1; k <= n; k++) rank[known[k]] = k }
+		!($0 in rank) { print "unknown section " $0; next }
+		rank[$0] <= last { print "section " $0 " out of order" }
+		{ last = rank[$0] }' "$tmp/sections" > "$tmp/order"
+	warn_lines "$page" "$tmp/order"
+	case $sect in
+	1) required='NAME SYNOPSIS DESCRIPTION OPTIONS EXIT_STATUS EXAMPLES SEE_ALSO' ;;
+	3) required='NAME LIBRARY SYNOPSIS DESCRIPTION RETURN_VALUE ERRORS EXAMPLES SEE_ALSO' ;;
+	*) required='NAME DESCRIPTION SEE_ALSO' ;;
+	esac
+	for s in $required; do
+		grep -qx "$(printf '%s' "$s" | tr _ ' ')" "$tmp/sections" ||
+			warn "$page: no $(printf '%s' "$s" | tr _ ' ') section"
+	done
+
+	# NAME: one line, "name[, name]... \- what it does", this page's name first.
+	section "$page" NAME > "$tmp/name"
+	if [ "$(wc -l < "$tmp/name")" -ne 1 ] ||
+	   ! grep -q "^$name\\(, [a-z0-9_]*\\)* \\\\- [a-z]" "$tmp/name"; then
+		warn "$page: NAME is not the one line \"$name[, other]... \\- description\""
+	fi
+
+	# Pages referred to as this project's exist.
+	grep -oE '^\.BR +sbx[a-z0-9_]* +\([1-9]\)' "$man/$page" |
+		sed -E 's/^\.BR +//; s/ +\(/ /; s/\)//' | sort -u > "$tmp/refs"
+	while read -r ref rsect; do
+		[ -f "$man/man$rsect/$ref.$rsect" ] || warn "$page: refers to $ref($rsect), which is not here"
+	done < "$tmp/refs"
+
+	# Formatted for the usual devices, not one warning.
+	for dev in ps utf8 ascii; do
+		(cd "$man" && groff -man -T"$dev" -ww -z -rCHECKSTYLE=3 "$page") > "$tmp/groff" 2>&1 || true
+		warn_lines "$page (-T$dev)" "$tmp/groff"
+	done
+
+	# Fits a terminal of 80 columns.
+	(cd "$man" && groff -man -Tascii -P-cbou "$page") 2>/dev/null |
+		awk 'length > 80 { print "formatted line " NR " is " length " columns wide" }' > "$tmp/width"
+	warn_lines "$page" "$tmp/width"
+
+	# What the indexer of apropos(1) makes of it.
+	if command -v lexgrog >/dev/null 2>&1 && ! lexgrog "$man/$page" >/dev/null 2>&1; then
+		warn "$page: lexgrog cannot parse its NAME section"
+	fi
+
+	[ "$sect" = 3 ] || continue
+
+	# The synopsis declares exactly what the header declares.
+	(cd "$man" && groff -man -Tutf8 -P-cbou "$page") 2>/dev/null > "$tmp/formatted"
+	grep -q '^ *#include <sbxspawn/sbxspawn.h>$' "$tmp/formatted" ||
+		warn "$page: the SYNOPSIS does not include <sbxspawn/sbxspawn.h>"
+	synopsis_decls < "$tmp/formatted" > "$tmp/synopsis"
+	while IFS= read -r decl; do
+		grep -qxF "$decl" "$tmp/header.decls" || warn "$page: not in the header: $decl"
+	done < "$tmp/synopsis"
+	for listed in $(section "$page" NAME | sed 's/ \\-.*//; s/,/ /g'); do
+		grep -qE "(^|[ *])$listed\\(" "$tmp/synopsis" ||
+			warn "$page: $listed is named but not declared in the SYNOPSIS"
+	done
+
+	# Each C program in EXAMPLES compiles, warnings as errors.  Formatted
+	# with "\-" as the ASCII hyphen and everything else as a terminal shows
+	# it, so that a "-" or "'" not written "\-" or "\(aq" breaks the build.
+	section "$page" EXAMPLES | awk -v out="$tmp/example" '
+		/^\.EX/ { n++; file = out n ".roff"; print ".char \\- \\N'"'"'45'"'"'\n.nf" > file; next }
+		/^\.EE/ { close(file); file = ""; next }
+		file != "" { print > file }'
+	found=0
+	for roff in "$tmp"/example*.roff; do
+		[ -f "$roff" ] || continue
+		c=${roff%.roff}.c
+		groff -Tutf8 -P-cbou "$roff" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$c"
+		rm -f "$roff"
+		grep -q '^#include' "$c" || continue # a shell session, not a program
+		found=$((found + 1))
+		if ! ${CC:-cc} -Wall -Wextra -Werror -I"$top_srcdir/include" -c "$c" -o "$tmp/example.o" \
+			> "$tmp/cc" 2>&1; then
+			warn "$page: its example does not compile:"
+			sed 's/^/    /' "$tmp/cc"
+		fi
+	done
+	[ "$found" -gt 0 ] || warn "$page: EXAMPLES holds no C program"
+	nexamples=$((nexamples + found))
+done
+
+nsyms=$(printf '%s\n' "$syms" | wc -l)
+echo "manlint: $npages pages, $warnings warnings ($nsyms exported functions with a page; $nexamples examples compiled)"
+[ "$warnings" -eq 0 ]
