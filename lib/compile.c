@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,10 +40,10 @@ static int path_push(char *buf, const char *name, size_t len)
 {
 	size_t n = strlen(buf);
 
+	if (n + 1 + len >= PATH_MAX)
+		return ENAMETOOLONG;
 	if (n > 1)
 		buf[n++] = '/';
-	if (n + len >= PATH_MAX)
-		return ENAMETOOLONG;
 	memcpy(buf + n, name, len);
 	buf[n + len] = '\0';
 	return 0;
@@ -268,17 +269,177 @@ static struct node *tree_find(const struct node *n, const char *name)
 	return hit ? *hit : NULL;
 }
 
-/* ---- emitting the rules ---------------------------------------------- */
+/* ---- the mount table ------------------------------------------------- */
+
+struct mount {
+	unsigned dev_major, dev_minor;
+	char root[PATH_MAX];
+	char point[PATH_MAX];
+};
+
+/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+static struct mount *read_mounts(size_t *count)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mount *v = NULL, m;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &m.dev_major, &m.dev_minor, m.root,
+		           m.point) != 4)
+			continue;
+		unescape(m.root);
+		unescape(m.point);
+		if (n == cap) {
+			struct mount *grown = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
+
+			if (!grown)
+				break;
+			v = grown;
+		}
+		v[n++] = m;
+	}
+	free(line);
+	fclose(f);
+	*count = n;
+	return v;
+}
+
+struct ident;
 
 struct compiler {
 	const struct sbx_scope *scope;
 	struct sbx_ruleset *out;
 	struct rights rights;
 	struct timespec started;
+	struct mount *mounts; /* the mount table, read once */
+	size_t nmounts;
+	struct ident *idents; /* every tree node that exists, by inode */
+	size_t nidents;
 	size_t dropped_cap;
 	char path[PATH_MAX]; /* the directory being worked on */
 	int err;             /* ENOMEM: the compile as a whole failed */
 };
+
+/* ---- second names of the tree's own directories ---------------------- */
+
+/* Landlock rules hold on inodes.  An entry of an expanded directory that is
+ * the very inode of a node of the tree (a bind mount of it, a hard link to
+ * a denied file) must not be granted as a sibling: the grant would land on
+ * the node itself and open what it denies. */
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+static int by_inode(const void *a, const void *b)
+{
+	const struct ident *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t cap)
+{
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (lstat(path, &st) == 0) {
+		struct ident *grown = realloc(cc->idents, (cc->nidents + 1) * sizeof(*grown));
+
+		if (!grown)
+			return ENOMEM;
+		cc->idents = grown;
+		cc->idents[cc->nidents] = (struct ident){ .dev = st.st_dev, .ino = st.st_ino,
+		                                          .path = strdup(path) };
+		if (!cc->idents[cc->nidents++].path)
+			return ENOMEM;
+	} else {
+		return 0; /* nothing below a missing path exists either */
+	}
+	for (size_t i = 0; i < n->nkids; i++) {
+		int err;
+
+		if (path_push(path, n->kids[i]->name, strlen(n->kids[i]->name)))
+			continue;
+		err = collect_idents(cc, n->kids[i], path, cap);
+		path[len] = '\0';
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_t ino)
+{
+	struct ident key = { .dev = dev, .ino = ino };
+
+	return bsearch(&key, cc->idents, cc->nidents, sizeof(key), by_inode);
+}
+
+/* Filesystems whose directory entries carry the inode number stat(2) gives,
+ * on the directory's device: there d_ino identifies an entry without a stat.
+ * Mount points are the exception, handled apart. */
+static bool trusts_d_ino(int dirfd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dirfd, &sf))
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case 0xEF53UL:     /* ext2/3/4 */
+	case 0x58465342UL: /* xfs */
+	case 0x9123683EUL: /* btrfs */
+	case 0x01021994UL: /* tmpfs */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_mount_point(const struct compiler *cc, const char *name)
+{
+	size_t dlen = strlen(cc->path);
+
+	for (size_t i = 0; i < cc->nmounts; i++) {
+		const char *mp = cc->mounts[i].point;
+
+		if (strcmp(cc->path, "/") == 0) {
+			if (mp[0] == '/' && strcmp(mp + 1, name) == 0)
+				return true;
+		} else if (strncmp(mp, cc->path, dlen) == 0 && mp[dlen] == '/' &&
+		           strcmp(mp + dlen + 1, name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- emitting the rules ---------------------------------------------- */
+
 
 /* A directory changed this recently may change again within the same
  * timestamp tick, unseen: it is not a ground for reuse. */
@@ -338,7 +499,8 @@ static void drop(struct compiler *cc, const char *name, int err, bool listing)
 	struct sbx_ruleset *rs = cc->out;
 	char full[PATH_MAX + NAME_MAX + 2];
 
-	snprintf(full, sizeof(full), "%s%s%s", cc->path, strcmp(cc->path, "/") && *name ? "/" : "",
+	snprintf(full, sizeof(full), "%s%s%s", cc->path,
+	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "",
 	         name);
 	if (rs->ndropped == cc->dropped_cap) {
 		size_t cap = cc->dropped_cap ? 2 * cc->dropped_cap : 8;
@@ -380,6 +542,7 @@ static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, con
 
 struct entry {
 	size_t name; /* offset into the names buffer */
+	ino_t ino;
 	unsigned char type;
 };
 
@@ -434,7 +597,7 @@ static int list_dir(int dirfd, struct listing *l)
 				l->room = room;
 			}
 			memcpy(l->names + l->len, d->d_name, len);
-			l->v[l->n++] = (struct entry){ .name = l->len, .type = d->d_type };
+			l->v[l->n++] = (struct entry){ .name = l->len, .ino = d->d_ino, .type = d->d_type };
 			l->len += len;
 		}
 	}
@@ -449,10 +612,12 @@ nomem:
 /* Grants `rights' to every entry of the directory that is not on the way to
  * a configured path.  Symlinks are never followed, and get nothing: a rule
  * on a link grants nothing, its target has its own. */
-static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_t rights)
+static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t dev,
+                   uint64_t rights)
 {
 	struct listing l = { 0 };
 	int err = list_dir(dirfd, &l);
+	bool d_ino_ok = trusts_d_ino(dirfd);
 
 	if (err) {
 		if (err == ENOMEM)
@@ -469,7 +634,8 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_
 	for (size_t i = 0; i < l.n && !cc->err; i++) {
 		const char *name = l.names + l.v[i].name;
 		unsigned char type = l.v[i].type;
-		struct stat st;
+		const struct ident *same;
+		struct stat st = { .st_dev = dev, .st_ino = l.v[i].ino };
 		int fd;
 
 		if (type == DT_LNK || tree_find(n, name))
@@ -479,11 +645,20 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, uint64_
 			drop(cc, name, errno, false);
 			continue;
 		}
+		if ((type == DT_UNKNOWN || !d_ino_ok || is_mount_point(cc, name)) && fstat(fd, &st)) {
+			drop(cc, name, errno, false);
+			close(fd);
+			continue;
+		}
 		if (type == DT_UNKNOWN)
-			type = fstat(fd, &st) ? DT_UNKNOWN : S_ISDIR(st.st_mode) ? DT_DIR
-			                                  : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-		if (type != DT_LNK)
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		if ((same = find_ident(cc, st.st_dev, st.st_ino))) {
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, cc->path,
+			           "%s is also %s/%s (a bind mount or a hard link); that name is not granted",
+			           same->path, strcmp(cc->path, "/") ? cc->path : "", name);
+		} else if (type != DT_LNK) {
 			grant(cc, fd, type == DT_DIR, rights, name);
+		}
 		close(fd);
 	}
 	listing_free(&l);
@@ -500,7 +675,7 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, const str
 	grant(cc, dirfd, true, n->common & ~have, "");
 	have |= n->common;
 	if (n->want & ~have)
-		expand(cc, n, dirfd, n->want & ~have);
+		expand(cc, n, dirfd, st_n->st_dev, n->want & ~have);
 
 	for (size_t i = 0; i < n->nkids && !cc->err; i++) {
 		const struct node *kid = n->kids[i];
@@ -536,60 +711,6 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, const str
 }
 
 /* ---- bind-mount aliases ---------------------------------------------- */
-
-struct mount {
-	unsigned dev_major, dev_minor;
-	char root[PATH_MAX];
-	char point[PATH_MAX];
-};
-
-/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-static struct mount *read_mounts(size_t *count)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	struct mount *v = NULL, m;
-	size_t n = 0, cap = 0;
-	char *line = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	while (getline(&line, &len, f) > 0) {
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &m.dev_major, &m.dev_minor, m.root,
-		           m.point) != 4)
-			continue;
-		unescape(m.root);
-		unescape(m.point);
-		if (n == cap) {
-			struct mount *grown = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
-
-			if (!grown)
-				break;
-			v = grown;
-		}
-		v[n++] = m;
-	}
-	free(line);
-	fclose(f);
-	*count = n;
-	return v;
-}
 
 /* The mode that governs path: that of its nearest configured ancestor. */
 static int mode_at(const struct node *root, const char *path)
@@ -663,6 +784,85 @@ static void check_aliases(struct compiler *cc, const struct node *root, const ch
 		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, real, alias,
 		           "%s is also reachable as %s (a bind mount); the scope does not cover that name",
 		           real, alias);
+	}
+}
+
+/* ---- controls beyond the filesystem -------------------------------- */
+
+static const struct {
+	int flag;
+	int abi;          /* the first ABI that enforces it; 0: seccomp */
+	const char *name; /* as the refusal line and the event say it */
+} control_table[] = {
+	{ SBX_SCOPE_NO_TCP_BIND, 4, "tcp_bind (needs Landlock ABI 4)" },
+	{ SBX_SCOPE_NO_TCP_CONNECT, 4, "tcp_connect (needs Landlock ABI 4)" },
+	{ SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix (needs Landlock ABI 6)" },
+	{ SBX_SCOPE_NO_SIGNAL, 6, "signal (needs Landlock ABI 6)" },
+	{ SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect (needs Landlock ABI 9)" },
+	{ SBX_SCOPE_NO_IO_URING, 0, "io_uring (needs x86_64 or aarch64)" },
+};
+
+/* Decides which requested controls this ABI enforces; each one it cannot
+ * is a warning, or with SBX_SCOPE_STRICT a refusal (false). */
+static bool settle_controls(const struct sbx_scope *scope, struct sbx_ruleset *out)
+{
+	for (size_t i = 0; i < sizeof(control_table) / sizeof(control_table[0]); i++) {
+		int flag = control_table[i].flag, abi = control_table[i].abi;
+		const char *name = control_table[i].name;
+
+		if (!(scope->flags & flag))
+			continue;
+		if (abi ? out->abi >= abi : sbx__io_uring_filter() != NULL) {
+			out->controls |= flag;
+			continue;
+		}
+		if (scope->flags & SBX_SCOPE_STRICT) {
+			out->confinement = SBX_OUTCOME_REFUSED;
+			out->error = EOPNOTSUPP;
+			out->refused_call = name;
+			return false;
+		}
+		sbx__event(scope, SBX_EVENT_DOWNGRADED, ENOTSUP, name, NULL,
+		           "not enforced: %s; the rest of the scope is (SBX_SCOPE_STRICT refuses instead)",
+		           name);
+	}
+	return true;
+}
+
+static uint64_t net_rights(int enforced)
+{
+	return (enforced & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
+	       (enforced & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
+}
+
+static uint64_t scopes(int enforced)
+{
+	return (enforced & SBX_SCOPE_NO_ABSTRACT_UNIX ? LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET : 0) |
+	       (enforced & SBX_SCOPE_NO_SIGNAL ? LANDLOCK_SCOPE_SIGNAL : 0);
+}
+
+/* The allowed ports, each a grant like any other: one that cannot be added
+ * is dropped (that port stays denied). */
+static void add_ports(struct compiler *cc, const struct sbx_scope *scope)
+{
+	uint64_t handled = net_rights(cc->out->controls);
+
+	for (size_t i = 0; i < scope->nports; i++) {
+		uint64_t access = ((scope->ports[i].access & SBX_TCP_BIND) ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
+		                  ((scope->ports[i].access & SBX_TCP_CONNECT) ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
+		char name[32];
+		int r;
+
+		if (!(access &= handled))
+			continue;
+		r = sbx__ruleset_add_port(cc->out->fd, scope->ports[i].port, access);
+		if (r == 0) {
+			cc->out->rules++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "tcp port %u", scope->ports[i].port);
+		strcpy(cc->path, "");
+		drop(cc, name, -r, false);
 	}
 }
 
@@ -747,8 +947,15 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
-	if (kernel_abi < 0)
+	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);
+	if (kernel_abi < 0) {
+		/* Present, as far as anyone can tell, and refusing. */
+		out->confinement = SBX_OUTCOME_REFUSED;
+		out->error = -kernel_abi;
+		out->refused_call = "landlock_create_ruleset(VERSION)";
+		return 0;
+	}
 	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;
 
 	if (!(cc = calloc(1, sizeof(*cc))) || !(root = node_new("", 0)) ||
@@ -768,16 +975,30 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((err = build_tree(scope, root, resolved, out)))
 		goto fail;
 	tree_settle(root, cc->rights.dir, &cc->rights);
+	cc->mounts = read_mounts(&cc->nmounts);
+	if (root->nkids) {
+		char path[PATH_MAX] = "/";
 
-	out->fd = sbx__ruleset_create(out->abi);
+		if ((err = collect_idents(cc, root, path, sizeof(path))))
+			goto fail;
+		qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
+	}
+
+	if (!settle_controls(scope, out)) {
+		err = 0; /* refused, under SBX_SCOPE_STRICT: the child will say so */
+		goto fail;
+	}
+	out->fd = sbx__ruleset_create(out->abi, net_rights(out->controls), scopes(out->controls));
 	if (out->fd < 0) {
 		/* Landlock is there and said no: the child will say so. */
 		out->error = -out->fd;
+		out->refused_call = "landlock_create_ruleset";
 		out->fd = -1;
 		out->confinement = SBX_OUTCOME_REFUSED;
 		err = 0;
 		goto fail;
 	}
+	add_ports(cc, scope);
 	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || fstat(rootfd, &st)) {
 		err = errno;
@@ -791,15 +1012,10 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((err = cc->err))
 		goto fail;
 
-	if (root->nkids) {
-		size_t nm = 0;
-		struct mount *mounts = read_mounts(&nm);
-
-		for (size_t i = 0; mounts && i < scope->nrules; i++)
-			if (scope->rules[i].mode != SBX_MODE_ALLOW)
-				check_aliases(cc, root, resolved[i], mode_at(root, resolved[i]), mounts, nm);
-		free(mounts);
-	}
+	for (size_t i = 0; root->nkids && cc->mounts && i < scope->nrules; i++)
+		if (scope->rules[i].mode != SBX_MODE_ALLOW)
+			check_aliases(cc, root, resolved[i], mode_at(root, resolved[i]), cc->mounts,
+			              cc->nmounts);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
 	err = 0;
@@ -810,6 +1026,12 @@ fail:
 done:
 	node_free(root);
 	free(resolved);
+	if (cc) {
+		for (size_t i = 0; i < cc->nidents; i++)
+			free(cc->idents[i].path);
+		free(cc->idents);
+		free(cc->mounts);
+	}
 	free(cc);
 	return err;
 }

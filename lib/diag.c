@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +83,11 @@ static void slot_free(void *p)
 	free(p);
 }
 
+static bool outcome_key_ok;
+
 static void outcome_key_create(void)
 {
-	(void)pthread_key_create(&outcome_key, slot_free);
+	outcome_key_ok = pthread_key_create(&outcome_key, slot_free) == 0;
 }
 
 static struct outcome_slot *this_thread_slot(void)
@@ -92,6 +95,8 @@ static struct outcome_slot *this_thread_slot(void)
 	struct outcome_slot *slot;
 
 	pthread_once(&outcome_once, outcome_key_create);
+	if (!outcome_key_ok)
+		return NULL;
 	slot = pthread_getspecific(outcome_key);
 	if (!slot && (slot = calloc(1, sizeof(*slot))) && pthread_setspecific(outcome_key, slot)) {
 		free(slot);
@@ -113,6 +118,7 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 	slot->out.kernel_abi = sbx__landlock_abi() > 0 ? sbx__landlock_abi() : 0;
 	if (rs) {
 		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
+		slot->out.controls = rs->fd >= 0 ? rs->controls : 0;
 		slot->out.rules = rs->rules;
 		if (rs->ndropped && (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
 			while (slot->out.dropped < rs->ndropped &&

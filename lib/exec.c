@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,13 +32,13 @@ const char *sbx__search_path(char *buf, size_t size)
 int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
                      char *const envp[])
 {
-	char buf[PATH_MAX + NAME_MAX + 2];
-	size_t flen = strnlen(file, NAME_MAX) + 1;
+	char buf[PATH_MAX + NAME_MAX + 3];
+	/* A name too long for a directory entry is cut one byte past the
+	 * limit: exec then fails with ENAMETOOLONG, as glibc's does. */
+	size_t flen = strnlen(file, NAME_MAX + 1);
 	int got_eacces = 0;
 	const char *p = search_path, *end;
 
-	if (flen > NAME_MAX)
-		return ENAMETOOLONG;
 	for (;; p = end + 1) {
 		size_t dlen;
 
@@ -49,6 +50,7 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 			memcpy(buf, p, dlen);
 			buf[dlen] = '/';
 			memcpy(buf + dlen + (dlen > 0), file, flen);
+			buf[dlen + (dlen > 0) + flen] = '\0';
 			if (syscall(SYS_execve, buf, argv, envp) < 0) {
 				switch (errno) {
 				case EACCES:
@@ -76,7 +78,7 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 static int restrict_self(const struct sbx_ruleset *rs, const char **call)
 {
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
-		*call = "landlock_create_ruleset";
+		*call = rs->refused_call;
 		return rs->error;
 	}
 	if (rs->fd < 0)
@@ -86,6 +88,10 @@ static int restrict_self(const struct sbx_ruleset *rs, const char **call)
 		return errno;
 	*call = "landlock_restrict_self";
 	if (sbx_landlock_restrict_self(rs->fd, 0))
+		return errno;
+	*call = "seccomp(io_uring)";
+	if ((rs->controls & SBX_SCOPE_NO_IO_URING) &&
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, sbx__io_uring_filter()))
 		return errno;
 	return 0;
 }

@@ -120,6 +120,10 @@ int sbx__file_actions_maxfd(const sbx_file_actions_t *fa)
 	for (int i = 0; fa && i < fa->__used; i++) {
 		const struct sbx_file_action *a = &fa->__actions[i];
 
+		/* fchdir's descriptor is not checked when added; one outside the
+		 * limit cannot be open, nor collide with ours. */
+		if (a->kind == SBX_FA_FCHDIR && !valid_fd(a->fd))
+			continue;
 		if (a->kind != SBX_FA_CHDIR && a->fd > max)
 			max = a->fd;
 		if (a->kind == SBX_FA_DUP2 && a->srcfd > max)

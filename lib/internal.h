@@ -60,6 +60,11 @@ struct sbx_scope {
 	int abi_cap;
 	sbx_logger_t logger;
 	void *logger_arg;
+	struct sbx_port {
+		int access; /* SBX_TCP_* */
+		unsigned port;
+	} *ports;
+	size_t nports, ports_cap;
 	/* Not part of the scope's value: what spawns reuse.  The lock guards
 	 * both pointers; each ruleset is reference-counted. */
 	pthread_mutex_t lock;
@@ -76,7 +81,8 @@ void sbx__scope_put(struct sbx_ruleset *rs);
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 
 /* The running kernel's Landlock ABI, probed once per process: > 0, or a
- * negative errno (-ENOSYS not built in, -EOPNOTSUPP disabled at boot). */
+ * negative errno (-ENOSYS not built in, -EOPNOTSUPP disabled at boot,
+ * anything else refused). */
 int sbx__landlock_abi(void);
 /* Every filesystem right that ABI abi knows. */
 uint64_t sbx__fs_rights_known(int abi);
@@ -84,8 +90,18 @@ uint64_t sbx__fs_rights_known(int abi);
 uint64_t sbx__fs_rights_file(int abi);
 /* Read and execute. */
 uint64_t sbx__fs_rights_read(int abi);
-/* Creates a ruleset handling every right of abi: fd, or -errno. */
-int sbx__ruleset_create(int abi);
+/* Creates a ruleset handling every filesystem right of abi, and the given
+ * network rights and scopes: fd, or -errno. */
+int sbx__ruleset_create(int abi, uint64_t net, uint64_t scoped);
+/* Adds a TCP port rule: 0 or -errno. */
+int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
+
+/* ---- seccomp (seccomp.c) -------------------------------------------- */
+
+/* The filter making io_uring fail with EPERM, or NULL on an architecture
+ * it does not know. */
+struct sock_fprog;
+const struct sock_fprog *sbx__io_uring_filter(void);
 /* Adds a path-beneath rule on fd: 0 or -errno. */
 int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
@@ -106,6 +122,8 @@ struct sbx_ruleset {
 	int abi;
 	int kernel_abi;
 	int error;        /* why the ruleset was refused */
+	const char *refused_call; /* what refused it */
+	int controls;     /* SBX_SCOPE_NO_* enforced */
 	unsigned rules;
 	unsigned ndropped;
 	char **dropped;

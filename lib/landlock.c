@@ -27,9 +27,9 @@ int sbx__landlock_abi(void)
 		int saved = errno;
 		long r = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
-		/* Any failure other than "not built in" means it cannot be used
-		 * either; report it as disabled. */
-		abi = r > 0 ? (int)r : (errno == ENOSYS ? -ENOSYS : -EOPNOTSUPP);
+		/* ENOSYS: not built in; EOPNOTSUPP: disabled at boot.  Anything
+		 * else (a filter saying EPERM) is Landlock refusing. */
+		abi = r > 0 ? (int)r : -errno;
 		errno = saved;
 		atomic_store_explicit(&probed_abi, abi, memory_order_relaxed);
 	}
@@ -81,12 +81,21 @@ uint64_t sbx__fs_rights_read(int abi)
 		LANDLOCK_ACCESS_FS_READ_DIR);
 }
 
-int sbx__ruleset_create(int abi)
+int sbx__ruleset_create(int abi, uint64_t net, uint64_t scoped)
 {
-	struct sbx_landlock_ruleset_attr attr = { .handled_access_fs = sbx__fs_rights_known(abi) };
+	struct sbx_landlock_ruleset_attr attr = { .handled_access_fs = sbx__fs_rights_known(abi),
+	                                          .handled_access_net = net,
+	                                          .scoped = scoped };
 	long fd = sbx_landlock_create_ruleset(&attr, sizeof(attr), 0);
 
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access)
+{
+	struct sbx_landlock_net_port_attr np = { .allowed_access = access, .port = port };
+
+	return sbx_landlock_add_rule(ruleset_fd, LANDLOCK_RULE_NET_PORT, &np, 0) ? -errno : 0;
 }
 
 int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access)

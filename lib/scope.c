@@ -94,7 +94,7 @@ int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)
 	}
 	if ((err = compile_new(s, &rs)))
 		return err;
-	if (rs->reusable) {
+	if (rs->reusable && rs->confinement == SBX_OUTCOME_CONFINED) {
 		atomic_fetch_add(&rs->refs, 1);
 		pthread_mutex_lock(&s->lock);
 		old = s->cache;
@@ -117,6 +117,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	for (size_t i = 0; i < s->nrules; i++)
 		free(s->rules[i].path);
 	free(s->rules);
+	free(s->ports);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	memset(scope, 0, sizeof(*scope));
@@ -164,9 +165,13 @@ SBX_EXPORT int sbx_scopeattr_addreadonly(sbx_scopeattr_t *restrict scope, const 
 	return add(scope, SBX_MODE_READONLY, path);
 }
 
+#define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
+		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
+		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING)
+
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
-	if (!scope->__scope || (flags & ~SBX_SCOPE_REQUIRE))
+	if (!scope->__scope || (flags & ~KNOWN_FLAGS))
 		return EINVAL;
 	if (scope->__scope->flags != flags)
 		drop_snapshot(scope->__scope);
@@ -179,6 +184,31 @@ SBX_EXPORT int sbx_scopeattr_getflags(const sbx_scopeattr_t *restrict scope, int
 	if (!scope->__scope)
 		return EINVAL;
 	*flags = scope->__scope->flags;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port)
+{
+	SBX_KEEP_ERRNO;
+	struct sbx_scope *s = scope->__scope;
+
+	if (!s || !access || (access & ~(SBX_TCP_BIND | SBX_TCP_CONNECT)) || port > 65535)
+		return EINVAL;
+	if (s->nports == s->ports_cap) {
+		size_t n = s->ports_cap ? 2 * s->ports_cap : 8;
+		struct sbx_port *grown = realloc(s->ports, n * sizeof(*grown));
+
+		if (!grown)
+			return ENOMEM;
+		s->ports = grown;
+		s->ports_cap = n;
+	}
+	drop_snapshot(s);
+	s->ports[s->nports++] = (struct sbx_port){ .access = access, .port = port };
+	if (access & SBX_TCP_BIND)
+		s->flags |= SBX_SCOPE_NO_TCP_BIND;
+	if (access & SBX_TCP_CONNECT)
+		s->flags |= SBX_SCOPE_NO_TCP_CONNECT;
 	return 0;
 }
 

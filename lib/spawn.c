@@ -9,18 +9,22 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -69,10 +73,12 @@ struct child {
 	sigset_t oldmask;
 
 	int ruleset_fd;           /* apply this after the file actions; -1: none */
+	const struct sock_fprog *seccomp; /* and then this filter, if any */
 	int refused;              /* errno of a ruleset the parent could not build */
 	const char *refused_call; /* the call that failed there */
 	int fd_floor;             /* our descriptors move to at least this */
 	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
+	int report_rfd;           /* and the parent's end of it, closed first */
 
 	struct child_result res;
 };
@@ -170,6 +176,38 @@ static long move_up(int *fd, int floor)
 	return 0;
 }
 
+/* close_range(2), or on a kernel before 5.9 the descriptors that
+ * /proc/self/fd lists. */
+static long close_range_compat(unsigned low, unsigned high)
+{
+	char buf[1024];
+	long r = sys(SYS_close_range, low, high, 0, 0), n;
+	int dir;
+
+	if (r != -ENOSYS)
+		return r;
+	dir = (int)sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dir < 0)
+		return dir;
+	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof(buf), 0)) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			unsigned fd = 0;
+			const char *p = d->d_name;
+
+			off += d->d_reclen;
+			if (*p < '0' || *p > '9')
+				continue;
+			while (*p >= '0' && *p <= '9')
+				fd = fd * 10 + (unsigned)(*p++ - '0');
+			if (fd >= low && fd <= high && (int)fd != dir)
+				(void)sys(SYS_close, fd, 0, 0, 0);
+		}
+	}
+	(void)sys(SYS_close, dir, 0, 0, 0);
+	return n < 0 ? n : 0;
+}
+
 /* closefrom(low) that spares our descriptors. */
 static long close_from(const struct child *c, int low)
 {
@@ -184,11 +222,18 @@ static long close_from(const struct child *c, int low)
 	for (int i = 0; i < 2; i++) {
 		if (keep[i] < low)
 			continue;
-		if (keep[i] > low && (r = sys(SYS_close_range, low, keep[i] - 1, 0, 0)) < 0)
+		if (keep[i] > low && (r = close_range_compat(low, keep[i] - 1)) < 0)
 			return r;
 		low = keep[i] + 1;
 	}
-	return sys(SYS_close_range, low, ~0U, 0, 0);
+	return close_range_compat(low, ~0U);
+}
+
+static bool fd_in_range(int fd)
+{
+	struct rlimit rl;
+
+	return sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0 || (rlim_t)fd < rl.rlim_cur;
 }
 
 /* One file action, with glibc's semantics.  0 or -errno. */
@@ -209,9 +254,10 @@ static long file_action(const struct child *c, const struct sbx_file_action *a)
 			return r;
 		return sys(SYS_close, fd, 0, 0, 0);
 	case SBX_FA_CLOSE:
-		/* Like glibc, closing a descriptor that is not open is fine. */
+		/* Like glibc: an error counts only for a descriptor that is out
+		 * of range (the limit may have dropped since it was added). */
 		r = sys(SYS_close, a->fd, 0, 0, 0);
-		return r == -EBADF ? 0 : r;
+		return r < 0 && !fd_in_range(a->fd) ? r : 0;
 	case SBX_FA_DUP2:
 		if (a->srcfd == c->ruleset_fd || a->srcfd == c->report_fd)
 			return -EBADF;
@@ -320,6 +366,10 @@ static void confine(struct child *c)
 	if (r < 0)
 		child_refuse(c, "landlock_restrict_self", (int)-r);
 	(void)sys(SYS_close, c->ruleset_fd, 0, 0, 0);
+	/* After the domain: a filter does not need to survive anything else. */
+	if (c->seccomp &&
+	    (r = sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)c->seccomp, 0)) < 0)
+		child_refuse(c, "seccomp(io_uring)", (int)-r);
 }
 
 static int child_main(void *arg)
@@ -328,6 +378,8 @@ static int child_main(void *arg)
 	long r;
 	int err;
 
+	if (c->report_rfd >= 0)
+		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
 	reset_signals(c);
 	r = apply_attributes(c);
 	if (r < 0)
@@ -379,6 +431,10 @@ static int vm_clone_works(void *stack_top)
 		if (pid > 0)
 			while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
 				;
+		/* A clone that failed (a process limit, memory) proves nothing:
+		 * ask again next time, and use the fallback this time. */
+		if (pid < 0 && !secure_getenv("SBXSPAWN_FORCE_FORK"))
+			return 0;
 		state = shared ? 1 : -1;
 		atomic_store_explicit(&vm_clone_state, state, memory_order_relaxed);
 	}
@@ -401,12 +457,13 @@ static pid_t run_child_fork(struct child *c)
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
 	c->report_fd = p[1];
+	c->report_rfd = p[0];
 	/* A raw fork: no atfork handlers run, as with posix_spawn. */
 	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
 	if (pid == 0)
 		child_main(c);
 	close(p[1]);
-	c->report_fd = -1;
+	c->report_fd = c->report_rfd = -1;
 	if (pid > 0) {
 		while ((n = read(p[0], &c->res, sizeof(c->res))) < 0 && errno == EINTR)
 			;
@@ -447,7 +504,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	SBX_KEEP_ERRNO;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
-	                   .ruleset_fd = -1, .report_fd = -1 };
+	                   .ruleset_fd = -1, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
 	sigset_t all;
@@ -476,9 +533,11 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 			goto out;
 		if (rs->confinement == SBX_OUTCOME_REFUSED) {
 			c.refused = rs->error;
-			c.refused_call = "landlock_create_ruleset";
+			c.refused_call = rs->refused_call;
 		}
 		c.ruleset_fd = rs->fd;
+		if (rs->controls & SBX_SCOPE_NO_IO_URING)
+			c.seccomp = sbx__io_uring_filter();
 	}
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
 

@@ -324,6 +324,25 @@ START_TEST(test_refused_sixteen_domains)
 }
 END_TEST
 
+START_TEST(test_refused_probe)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	/* The very first question to Landlock answered with EPERM: present and
+	 * refusing, not absent.  Nothing runs unconfined. */
+	seccomp_fail(SYS_landlock_create_ruleset, EPERM);
+	assert_refused(&s, &seen, &t, "landlock_create_ruleset(VERSION): not permitted");
+	ck_assert_int_eq(seen.count[SBX_EVENT_UNCONFINED], 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_refused_create_ruleset)
 {
 	struct tree t;
@@ -392,7 +411,7 @@ START_TEST(test_bind_mount_alias)
 	struct seen seen;
 	sbx_scopeattr_t s;
 	char *argv[] = { FSOP, "read", NULL, NULL };
-	char mnt[4096], *out;
+	char beside[4096], up[4096], inside[4096], *out;
 
 	REQUIRE_LANDLOCK();
 	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) {
@@ -401,29 +420,87 @@ START_TEST(test_bind_mount_alias)
 	}
 	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	tree_make(&t);
-	snprintf(mnt, sizeof(mnt), "%s/mnt", t.top);
-	mkdir(mnt, 0755);
-	ck_assert_int_eq(mount(t.other, mnt, NULL, MS_BIND, NULL), 0);
-
+	/* A second name of the denied directory beside it, one of its parent
+	 * in an expanded directory above, and one inside a granted directory. */
+	snprintf(beside, sizeof(beside), "%s/alias", t.projects);
+	snprintf(up, sizeof(up), "%s/projects-again", t.top);
+	snprintf(inside, sizeof(inside), "%s/mnt", t.mine);
+	mkdir(beside, 0755);
+	mkdir(up, 0755);
+	mkdir(inside, 0755);
+	ck_assert_int_eq(mount(t.other, beside, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(t.projects, up, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(t.other, inside, NULL, MS_BIND, NULL), 0);
 	scope_make(&s, &seen, t.other);
-	argv[2] = (char *)join(mnt, "secret");
-	/* The documented limit: the second name still reads it ... */
-	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
-	free(out);
-	/* ... and the compile said so, naming both names. */
-	ck_assert_int_eq(seen.count[SBX_EVENT_ALIAS], 1);
-	ck_assert_str_eq(seen.path[SBX_EVENT_ALIAS], t.other);
-	ck_assert_str_eq(seen.path2[SBX_EVENT_ALIAS], mnt);
-	sbx_scopeattr_destroy(&s);
 
-	/* Denying both names is quiet and closes it. */
-	scope_make(&s, &seen, t.other);
-	sbx_scopeattr_adddeny(&s, mnt);
+	/* The denied name stays denied: a grant on a second name in an
+	 * expanded directory would have landed on the same inode. */
+	argv[2] = t.secret;
 	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
 	free(out);
-	ck_assert_int_eq(seen.count[SBX_EVENT_ALIAS], 0);
+	/* Those second names are not granted ... */
+	argv[2] = (char *)join(beside, "secret");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	argv[2] = (char *)join(up, "other/secret");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	/* ... but one inside a granted directory reads it: the documented
+	 * limit, which the compile reports, naming both names. */
+	argv[2] = (char *)join(inside, "secret");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_ge(seen.count[SBX_EVENT_ALIAS], 3);
+	ck_assert_str_eq(seen.path[SBX_EVENT_ALIAS], t.other);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_ALIAS], inside);
 	sbx_scopeattr_destroy(&s);
-	umount(mnt);
+
+	/* Denying every name closes it, quietly. */
+	scope_make(&s, &seen, t.other);
+	sbx_scopeattr_adddeny(&s, inside);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	umount(inside);
+	umount(up);
+	umount(beside);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_hard_link_alias)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	char denied[4096], beside[4096], inside[4096], *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* A denied file with a second name beside it (in the expanded
+	 * directory) and one in a granted directory, made before the spawn. */
+	snprintf(denied, sizeof(denied), "%s/key", t.projects);
+	snprintf(beside, sizeof(beside), "%s/key-link", t.projects);
+	snprintf(inside, sizeof(inside), "%s/key-link", t.mine);
+	write_file(denied, "the-key\n", 0644);
+	ck_assert_int_eq(link(denied, beside), 0);
+	ck_assert_int_eq(link(denied, inside), 0);
+	scope_make(&s, &seen, denied);
+	argv[2] = denied;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	argv[2] = beside;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	ck_assert_int_ge(seen.count[SBX_EVENT_ALIAS], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_ALIAS], denied);
+	/* The limit: a hard link in a granted directory is a second name
+	 * nothing looks for. */
+	argv[2] = inside;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }
 END_TEST
@@ -442,8 +519,10 @@ Suite *suite_outcomes(void)
 	tcase_add_test(tc, test_refused_restrict_self_eperm);
 	tcase_add_test(tc, test_refused_sixteen_domains);
 	tcase_add_test(tc, test_refused_create_ruleset);
+	tcase_add_test(tc, test_refused_probe);
 	tcase_add_test(tc, test_ignored_denials);
 	tcase_add_test(tc, test_bind_mount_alias);
+	tcase_add_test(tc, test_hard_link_alias);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -308,6 +310,26 @@ START_TEST(test_closefrom_action)
 	out = probe_both(&d);
 	assert_has(out, "fd=3 ");
 	assert_lacks(out, "fd=5 ");
+	assert_lacks(out, "fd=8 ");
+	free(out);
+	dual_destroy(&d);
+}
+END_TEST
+
+START_TEST(test_closefrom_without_close_range)
+{
+	struct dual d;
+	char *out;
+
+	/* A kernel before 5.9: both fall back to closing what /proc lists. */
+	seccomp_fail(SYS_close_range, ENOSYS);
+	for (int fd = 5; fd < 9; fd++)
+		ck_assert_int_eq(dup2(0, fd), fd);
+	dual_init(&d);
+	d_closefrom(&d, 6);
+	out = probe_both(&d);
+	assert_has(out, "fd=5 ");
+	assert_lacks(out, "fd=6 ");
 	assert_lacks(out, "fd=8 ");
 	free(out);
 	dual_destroy(&d);
@@ -702,6 +724,20 @@ START_TEST(test_path_search)
 	free(run_both(&d, 1, "true", tv, 0));
 	/* A name with a slash is not looked up. */
 	free(run_both(&d, 1, "./prog", argv, 0));
+
+	/* The longest name a directory holds is found; one byte more is
+	 * ENAMETOOLONG. */
+	char longest[NAME_MAX + 2];
+	memset(longest, 'x', NAME_MAX);
+	longest[NAME_MAX] = '\0';
+	write_file(join(good, longest), script, 0755);
+	setenv("PATH", good, 1);
+	out = run_both(&d, 1, longest, argv, 0);
+	assert_has(out, "arg=hello");
+	free(out);
+	longest[NAME_MAX] = 'x';
+	longest[NAME_MAX + 1] = '\0';
+	free(run_both(&d, 1, longest, argv, ENAMETOOLONG));
 	dual_destroy(&d);
 	rm_rf(dir);
 }
@@ -748,6 +784,7 @@ Suite *suite_spawn(void)
 	tcase_add_test(tc, test_dup2_actions);
 	tcase_add_test(tc, test_chdir_actions);
 	tcase_add_test(tc, test_closefrom_action);
+	tcase_add_test(tc, test_closefrom_without_close_range);
 	tcase_add_test(tc, test_tcsetpgrp_action);
 	tcase_add_test(tc, test_sigmask);
 	tcase_add_test(tc, test_sigdefault);

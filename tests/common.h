@@ -21,6 +21,7 @@ Suite *suite_scope(void);
 Suite *suite_confine(void);
 Suite *suite_outcomes(void);
 Suite *suite_sbxrun(void);
+Suite *suite_controls(void);
 
 /* A fresh temporary directory (absolute); removed by rm_rf. */
 char *make_tmpdir(void);

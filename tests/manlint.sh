@@ -73,10 +73,11 @@ grep -v '^[[:space:]]*#' "$hdr" | sed 's/SBX_RESTRICT/restrict/g' | awk '
 			print items[k]
 	}' | awk "$normalise"' /\(/ && /sbx_/' > "$tmp/header.decls"
 
-# The declarations in the SYNOPSIS of a formatted page (stdin), likewise.
+grep '^#define SBX_' "$hdr" | sed 's,/\*.*\*/,,' | awk "$normalise"'{ print }' > "$tmp/header.defines"
+
+# The declarations in a formatted SYNOPSIS (stdin), likewise.
 synopsis_decls() {
-	awk '/^[^ ]/ { inside = ($0 == "SYNOPSIS"); next }
-	     inside && !/^ *#include/' | awk '
+	grep -v '^ *#' | awk '
 	{ text = text " " $0 }
 	END { n = split(text, items, /;/); for (k = 1; k <= n; k++) print items[k] }' |
 		awk "$normalise"' /\(/'
@@ -173,12 +174,15 @@ for page in $pages; do
 	[ "$sect" = 3 ] || continue
 
 	# The synopsis declares exactly what the header declares.
-	(cd "$man" && groff -man -Tutf8 -P-cbou "$page") 2>/dev/null > "$tmp/formatted"
+	(cd "$man" && groff -man -Tutf8 -P-cbou "$page") 2>/dev/null |
+		awk '/^[^ ]/ { inside = ($0 == "SYNOPSIS"); next } inside' > "$tmp/formatted"
 	grep -q '^ *#include <sbxspawn/sbxspawn.h>$' "$tmp/formatted" ||
 		warn "$page: the SYNOPSIS does not include <sbxspawn/sbxspawn.h>"
 	synopsis_decls < "$tmp/formatted" > "$tmp/synopsis"
+	grep '^ *#define' "$tmp/formatted" | awk "$normalise"'{ print }' >> "$tmp/synopsis" || true
 	while IFS= read -r decl; do
-		grep -qxF "$decl" "$tmp/header.decls" || warn "$page: not in the header: $decl"
+		grep -qxF "$decl" "$tmp/header.decls" "$tmp/header.defines" ||
+			warn "$page: not in the header: $decl"
 	done < "$tmp/synopsis"
 	for listed in $(section "$page" NAME | sed 's/ \\-.*//; s/,/ /g'); do
 		grep -qE "(^|[ *])$listed\\(" "$tmp/synopsis" ||

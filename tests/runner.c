@@ -17,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, suite_confine());
 	srunner_add_suite(sr, suite_outcomes());
 	srunner_add_suite(sr, suite_sbxrun());
+	srunner_add_suite(sr, suite_controls());
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);
 	else

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,17 @@ static const char usage_text[] =
 	"  --readonly PATH  read and execute beneath PATH, no writes\n"
 	"  --require        fail (status 125) where the kernel has no Landlock\n"
 	"  --abi N          enforce what Landlock ABI N would, no more\n"
+	"\n"
+	"  --no-tcp-bind            deny binding TCP ports (but those allowed below)\n"
+	"  --no-tcp-connect         deny connecting to TCP ports (but those allowed below)\n"
+	"  --allow-tcp-bind PORT    allow binding PORT; every other port is denied\n"
+	"  --allow-tcp-connect PORT allow connecting to PORT; every other port is denied\n"
+	"  --no-abstract-unix       no abstract unix sockets outside the command's domain\n"
+	"  --no-signal              no signals to processes outside the command's domain\n"
+	"  --no-unix-connect        no pathname unix sockets outside granted paths (ABI 9)\n"
+	"  --no-io-uring            io_uring fails with EPERM\n"
+	"  --strict                 refuse (125) if a control above is beyond this kernel\n"
+	"\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
 	"  --help           this text\n"
@@ -64,6 +76,40 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *fmt
 	va_end(ap);
 	fprintf(stderr, "\nTry 'sbxrun --help' for more information.\n");
 	exit(EXIT_FAILED);
+}
+
+static const struct {
+	const char *option;
+	int flag;
+	int abi; /* 0: seccomp, x86_64 and aarch64 */
+} control_options[] = {
+	{ "no-tcp-bind", SBX_SCOPE_NO_TCP_BIND, 4 },
+	{ "no-tcp-connect", SBX_SCOPE_NO_TCP_CONNECT, 4 },
+	{ "no-abstract-unix", SBX_SCOPE_NO_ABSTRACT_UNIX, 6 },
+	{ "no-signal", SBX_SCOPE_NO_SIGNAL, 6 },
+	{ "no-unix-connect", SBX_SCOPE_NO_UNIX_CONNECT, 9 },
+	{ "no-io-uring", SBX_SCOPE_NO_IO_URING, 0 },
+	{ "strict", SBX_SCOPE_STRICT, -1 },
+};
+
+static int flag_named(const char *option)
+{
+	for (size_t i = 0; i < sizeof(control_options) / sizeof(control_options[0]); i++)
+		if (!strcmp(control_options[i].option, option))
+			return control_options[i].flag;
+	return 0;
+}
+
+static unsigned parse_port(const char *arg)
+{
+	char *end;
+	long port;
+
+	errno = 0;
+	port = strtol(arg, &end, 10);
+	if (errno || *end || !*arg || port < 0 || port > 65535)
+		fail("a TCP port is a number from 0 to 65535, not '%s'", arg);
+	return (unsigned)port;
 }
 
 /* ---- --status ------------------------------------------------------------ */
@@ -116,10 +162,18 @@ static int status(int require)
 		printf("filesystem rights mediated:");
 		list_rights((int)abi);
 		printf("filesystem rights granted nowhere: make_char make_block\n");
-		if (abi >= 4)
-			printf("network rights known to the kernel: bind_tcp connect_tcp (not used)\n");
-		if (abi >= 6)
-			printf("scopes known to the kernel: abstract_unix_socket signal (not used)\n");
+		printf("controls enforceable:");
+		for (size_t i = 0; i < sizeof(control_options) / sizeof(control_options[0]); i++) {
+			int need = control_options[i].abi;
+#if defined(__x86_64__) || defined(__aarch64__)
+			bool seccomp = true;
+#else
+			bool seccomp = false;
+#endif
+			if (need > 0 ? abi >= need : need == 0 && seccomp)
+				printf(" %s", control_options[i].option + 3);
+		}
+		printf("\n");
 		errata = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA);
 		if (errata >= 0)
 			printf("errata fixed: %#lx\n", errata);
@@ -140,7 +194,7 @@ static int status(int require)
 int main(int argc, char **argv)
 {
 	enum { OPT_DENY = 256, OPT_ALLOW, OPT_READONLY, OPT_REQUIRE, OPT_ABI, OPT_QUIET,
-	       OPT_STATUS, OPT_HELP, OPT_VERSION };
+	       OPT_STATUS, OPT_HELP, OPT_VERSION, OPT_ALLOW_BIND, OPT_ALLOW_CONNECT, OPT_FLAG };
 	static const struct option options[] = {
 		{ "deny", required_argument, NULL, OPT_DENY },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -151,11 +205,21 @@ int main(int argc, char **argv)
 		{ "status", no_argument, NULL, OPT_STATUS },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "allow-tcp-bind", required_argument, NULL, OPT_ALLOW_BIND },
+		{ "allow-tcp-connect", required_argument, NULL, OPT_ALLOW_CONNECT },
+		/* The flags, each its own option: found by name below. */
+		{ "no-tcp-bind", no_argument, NULL, OPT_FLAG },
+		{ "no-tcp-connect", no_argument, NULL, OPT_FLAG },
+		{ "no-abstract-unix", no_argument, NULL, OPT_FLAG },
+		{ "no-signal", no_argument, NULL, OPT_FLAG },
+		{ "no-unix-connect", no_argument, NULL, OPT_FLAG },
+		{ "no-io-uring", no_argument, NULL, OPT_FLAG },
+		{ "strict", no_argument, NULL, OPT_FLAG },
 		{ NULL, 0, NULL, 0 },
 	};
 	sbx_scopeattr_t scope;
 	sbx_outcome_t outcome;
-	int opt, err, require = 0, want_status = 0;
+	int opt, index, err, require = 0, want_status = 0, flags;
 	char *end;
 	long abi;
 
@@ -164,8 +228,17 @@ int main(int argc, char **argv)
 	sbx_scopeattr_setlogger(&scope, logger, NULL);
 	opterr = 0;
 	/* "+": the first operand is the command; its options are its own. */
-	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+", options, &index)) != -1) {
 		switch (opt) {
+		case OPT_FLAG:
+			sbx_scopeattr_getflags(&scope, &flags);
+			err = sbx_scopeattr_setflags(&scope, flags | flag_named(options[index].name));
+			break;
+		case OPT_ALLOW_BIND:
+		case OPT_ALLOW_CONNECT:
+			err = sbx_scopeattr_allowtcp(&scope, opt == OPT_ALLOW_BIND ? SBX_TCP_BIND : SBX_TCP_CONNECT,
+			                             parse_port(optarg));
+			break;
 		case OPT_DENY:
 			err = sbx_scopeattr_adddeny(&scope, optarg);
 			break;
@@ -177,7 +250,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REQUIRE:
 			require = 1;
-			err = sbx_scopeattr_setflags(&scope, SBX_SCOPE_REQUIRE);
+			sbx_scopeattr_getflags(&scope, &flags);
+			err = sbx_scopeattr_setflags(&scope, flags | SBX_SCOPE_REQUIRE);
 			break;
 		case OPT_ABI:
 			errno = 0;

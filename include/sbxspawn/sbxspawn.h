@@ -83,10 +83,24 @@ typedef struct sbx_scopeattr {
 
 /* Flags for sbx_scopeattr_setflags(). */
 #define SBX_SCOPE_REQUIRE 0x1 /* no Landlock in the kernel: fail with ENOTSUP */
+#define SBX_SCOPE_STRICT 0x2  /* a control below the ABI can't enforce: refuse, don't warn */
+/* Controls beyond the filesystem, each enforced where the ABI allows it
+ * (else a warning, or a refusal with SBX_SCOPE_STRICT). */
+#define SBX_SCOPE_NO_TCP_BIND 0x4       /* bind(2) on TCP denied but on allowed ports (ABI 4) */
+#define SBX_SCOPE_NO_TCP_CONNECT 0x8    /* connect(2) on TCP denied but to allowed ports (ABI 4) */
+#define SBX_SCOPE_NO_ABSTRACT_UNIX 0x10 /* abstract unix sockets outside the child's domain (ABI 6) */
+#define SBX_SCOPE_NO_SIGNAL 0x20        /* signals to processes outside the child's domain (ABI 6) */
+#define SBX_SCOPE_NO_UNIX_CONNECT 0x40  /* pathname unix sockets outside granted paths (ABI 9) */
+#define SBX_SCOPE_NO_IO_URING 0x80      /* io_uring_setup/enter/register fail with EPERM (seccomp) */
+
+/* Access for sbx_scopeattr_allowtcp(). */
+#define SBX_TCP_BIND 0x1
+#define SBX_TCP_CONNECT 0x2
 
 int sbx_scopeattr_init(sbx_scopeattr_t *scope);
 int sbx_scopeattr_destroy(sbx_scopeattr_t *scope);
-/* No access at all beneath path. */
+/* No access at all beneath path (the rights Landlock mediates: metadata
+ * such as chmod, chown and utimes is not). */
 int sbx_scopeattr_adddeny(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
 /* Full access beneath path, winning over any denial above it. */
 int sbx_scopeattr_addallow(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
@@ -94,6 +108,9 @@ int sbx_scopeattr_addallow(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_
 int sbx_scopeattr_addreadonly(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
 int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags);
 int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT flags);
+/* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
+ * it on every other: sets the matching SBX_SCOPE_NO_TCP_* flag. */
+int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port);
 /* Enforce no more than Landlock ABI abi would (1..9); 0 removes the cap. */
 int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi);
 int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT abi);
@@ -116,7 +133,8 @@ enum sbx_event_kind {
 	SBX_EVENT_IGNORED_DENY,  /* a denial of / or of the C runtime was not applied */
 	SBX_EVENT_ALIAS,         /* path2 is a second name (bind mount) of denied path */
 	SBX_EVENT_REFUSED,       /* Landlock refused the ruleset: the program did not run */
-	SBX_EVENT_EXPAND         /* debug: path was listed and its siblings are being granted */
+	SBX_EVENT_EXPAND,        /* debug: path was listed and its siblings are being granted */
+	SBX_EVENT_DOWNGRADED     /* a requested control is beyond this kernel: path names it */
 };
 
 typedef struct sbx_event {
@@ -139,7 +157,7 @@ int sbx_scopeattr_setlogger(sbx_scopeattr_t *scope, sbx_logger_t logger, void *a
  * --------------------------------------------------------------------- */
 
 enum sbx_confinement {
-	SBX_OUTCOME_NONE = 0,   /* no scope was given */
+	SBX_OUTCOME_NONE = 0,   /* no scope, or the spawn failed before it was compiled */
 	SBX_OUTCOME_CONFINED,   /* the whole ruleset was applied */
 	SBX_OUTCOME_NARROWED,   /* applied with some grants dropped (narrower than asked) */
 	SBX_OUTCOME_UNCONFINED, /* the kernel has no Landlock: the program ran unconfined */
@@ -165,6 +183,7 @@ typedef struct sbx_outcome {
 	int stage;           /* enum sbx_stage where the spawn failed */
 	int action;          /* index of the failing file action, else -1 */
 	int error;           /* errno of the failure or refusal, else 0 */
+	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced */
 } sbx_outcome_t;
 
 int sbx_outcome_get(sbx_outcome_t *outcome);

@@ -4,13 +4,47 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
+
+/* A TCP socket to 127.0.0.1:port, bound or connected. */
+static int tcp(const char *port, int do_bind)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
+	                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	return do_bind ? bind(fd, (struct sockaddr *)&sin, sizeof(sin))
+	               : connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+/* Connects to a unix socket; an abstract one when name starts with '@'. */
+static int unix_connect(const char *name)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	socklen_t len;
+
+	strncpy(sun.sun_path, name, sizeof(sun.sun_path) - 1);
+	if (name[0] == '@')
+		sun.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name) + (name[0] != '@'));
+	return fd < 0 ? -1 : connect(fd, (struct sockaddr *)&sun, len);
+}
 
 static const char *name(int err)
 {
@@ -23,6 +57,7 @@ static const char *name(int err)
 	case EEXIST: return "EEXIST";
 	case ENOTDIR: return "ENOTDIR";
 	case EISDIR: return "EISDIR";
+	case ECONNREFUSED: return "ECONNREFUSED";
 	default: return strerrorname_np(err) ? strerrorname_np(err) : "E?";
 	}
 }
@@ -85,6 +120,19 @@ int main(int argc, char **argv)
 		if ((fd = open(a, O_RDONLY)) < 0)
 			return done(-1);
 		return done(ioctl(fd, TCGETS, &t));
+	}
+	if (!strcmp(op, "connect"))
+		return done(tcp(a, 0));
+	if (!strcmp(op, "bind"))
+		return done(tcp(a, 1));
+	if (!strcmp(op, "unix"))
+		return done(unix_connect(a));
+	if (!strcmp(op, "kill"))
+		return done(kill((pid_t)atoi(a), SIGCONT));
+	if (!strcmp(op, "io_uring")) {
+		/* io_uring_setup(1, params): 0x78 bytes of zeroed parameters */
+		unsigned char params[0x78] = { 0 };
+		return done((int)syscall(425, 1, params));
 	}
 	if (!strcmp(op, "fds")) {
 		/* Prints what every open descriptor leads to. */
