@@ -258,13 +258,16 @@ static void tree_settle(struct node *n, uint64_t inherited, const struct rights 
 		tree_settle(n->kids[i], n->want, r);
 		n->common &= n->kids[i]->common;
 	}
-	qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+	if (n->nkids)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 }
 
 static struct node *tree_find(const struct node *n, const char *name)
 {
 	struct node key = { .name = (char *)name }, *kp = &key, **hit;
 
+	if (!n->nkids)
+		return NULL;
 	hit = bsearch(&kp, n->kids, n->nkids, sizeof(*n->kids), by_name);
 	return hit ? *hit : NULL;
 }
@@ -397,7 +400,7 @@ static const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_
 {
 	struct ident key = { .dev = dev, .ino = ino };
 
-	return bsearch(&key, cc->idents, cc->nidents, sizeof(key), by_inode);
+	return cc->nidents ? bsearch(&key, cc->idents, cc->nidents, sizeof(key), by_inode) : NULL;
 }
 
 /* Filesystems whose directory entries carry the inode number stat(2) gives,
@@ -534,10 +537,18 @@ static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, con
 	if (!access)
 		return;
 	r = sbx__ruleset_add(cc->out->fd, fd, access);
-	if (r)
+	if (r) {
 		drop(cc, name, -r, false);
-	else
-		cc->out->rules++;
+		return;
+	}
+	cc->out->rules++;
+	if (cc->scope->trace) {
+		char full[PATH_MAX + NAME_MAX + 2];
+
+		snprintf(full, sizeof(full), "%s%s%s", cc->path,
+		         strcmp(cc->path, "/") && *name ? "/" : "", name);
+		cc->scope->trace(full, access, is_dir, cc->scope->trace_arg);
+	}
 }
 
 struct entry {
@@ -981,7 +992,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 
 		if ((err = collect_idents(cc, root, path, sizeof(path))))
 			goto fail;
-		qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
+		if (cc->nidents)
+			qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
 	}
 
 	if (!settle_controls(scope, out)) {

@@ -60,6 +60,9 @@ struct sbx_scope {
 	int abi_cap;
 	sbx_logger_t logger;
 	void *logger_arg;
+	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
+	void (*trace)(const char *path, uint64_t access, bool dir, void *arg);
+	void *trace_arg;
 	struct sbx_port {
 		int access; /* SBX_TCP_* */
 		unsigned port;

@@ -1,0 +1,360 @@
+/*
+ * libFuzzer harness over the scope API and the compiler.
+ *
+ * Each input builds a small random tree (directories, files, symlinks that
+ * point down, up and away) and a random scope over it (deny, allow and
+ * read-only, absolute and relative paths with "..", "." and "//", missing
+ * names, an ABI cap).  The compile runs for real (the ruleset is created,
+ * nothing is spawned) while a test-only hook records every grant.  The
+ * oracle then checks, for every file and directory of the tree:
+ *
+ *   safety:   the rights its ancestors' grants add up to never exceed what the
+ *             scope asks for it (nothing at all where it is denied);
+ *   liveness: where no configured path lies below it, it gets everything the
+ *             scope asks for it.
+ *
+ * Directories with a configured path below them are "expanded": they get
+ * only the rights common to their subtree, which is the design's trade.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "lib/internal.h"
+
+/* ---- the input -------------------------------------------------------- */
+
+struct input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned next(struct input *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static const char *const names[] = { "a", "b", "c", "d" };
+#define PICK(in, arr) (arr[next(in) % (sizeof(arr) / sizeof(arr[0]))])
+
+/* ---- the tree ------------------------------------------------------------ */
+
+static char root[64];
+
+static int rm_entry(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		char sub[PATH_MAX];
+
+		while (d && (e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+			rm_entry(sub);
+		}
+		if (d)
+			closedir(d);
+		return rmdir(path);
+	}
+	return unlink(path);
+}
+
+static void build_tree(struct input *in)
+{
+	char dirs[16][PATH_MAX];
+	int ndirs = 1, count = (int)(next(in) % 14);
+	static const char *const targets[] = { "..", "../a", "a", "b/c", "/tmp", "nowhere", "." };
+
+	rm_entry(root);
+	mkdir(root, 0755);
+	strcpy(dirs[0], root);
+	for (int i = 0; i < count; i++) {
+		const char *parent = dirs[next(in) % (unsigned)ndirs];
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", parent, PICK(in, names));
+		switch (next(in) % 4) {
+		case 0:
+			if (mkdir(path, 0755) == 0 && ndirs < 16)
+				strcpy(dirs[ndirs++], path);
+			break;
+		case 1:
+			close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+			break;
+		case 2:
+			if (symlink(PICK(in, targets), path))
+				break;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A path for a rule: absolute below the root or relative to it (the cwd). */
+static void make_path(struct input *in, char *out, size_t size)
+{
+	static const char *const parts[] = { "a", "b", "c", "d", "..", ".", "", "zz" };
+	int n = (int)(next(in) % 4);
+
+	snprintf(out, size, "%s", next(in) % 3 ? root : "");
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(out);
+
+		snprintf(out + len, size - len, "%s%s", len ? "/" : "", PICK(in, parts));
+	}
+	if (!*out)
+		strcpy(out, ".");
+	if (next(in) % 5 == 0)
+		strncat(out, "/", size - strlen(out) - 1);
+}
+
+/* ---- the grants ------------------------------------------------------ */
+
+struct grant {
+	char path[PATH_MAX];
+	uint64_t access;
+};
+
+struct grants {
+	struct grant v[4096];
+	size_t n;
+};
+
+static void record(const char *path, uint64_t access, bool dir, void *arg)
+{
+	struct grants *g = arg;
+
+	(void)dir;
+	if (g->n < sizeof(g->v) / sizeof(g->v[0])) {
+		snprintf(g->v[g->n].path, PATH_MAX, "%s", path);
+		g->v[g->n++].access = access;
+	}
+}
+
+/* The last dropped grant's reason, for the report. */
+static char last_drop[PATH_MAX + 256];
+
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_DROPPED)
+		snprintf(last_drop, sizeof(last_drop), "%s", ev->message);
+}
+
+/* ---- the oracle ------------------------------------------------------ */
+
+static bool covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (!strcmp(a, "/"))
+		return true;
+	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
+}
+
+struct model {
+	const struct sbx_scope *scope;
+	const struct sbx_ruleset *rs;
+	const struct grants *g;
+	uint64_t dir, file, read;
+};
+
+static uint64_t mode_rights(const struct model *m, int mode)
+{
+	return mode == SBX_MODE_ALLOW ? m->dir : mode == SBX_MODE_READONLY ? m->read : 0;
+}
+
+static bool ignored(const struct model *m, size_t i)
+{
+	/* The compiler refuses to deny /. */
+	return m->scope->rules[i].mode == SBX_MODE_DENY && !strcmp(m->rs->resolved[i], "/");
+}
+
+/* What the scope asks for path: the mode of its nearest configured path,
+ * the widest where one path is configured twice. */
+static uint64_t desired(const struct model *m, const char *path)
+{
+	size_t best = 0;
+	int mode = SBX_MODE_ALLOW;
+
+	for (size_t i = 0; i < m->scope->nrules; i++) {
+		const char *r = m->rs->resolved[i];
+		size_t len = strlen(r);
+
+		if (ignored(m, i) || !covers(r, path))
+			continue;
+		if (len > best || (len == best && (int)m->scope->rules[i].mode > mode)) {
+			best = len;
+			mode = (int)m->scope->rules[i].mode;
+		}
+	}
+	return mode_rights(m, mode);
+}
+
+static bool expanded(const struct model *m, const char *path)
+{
+	for (size_t i = 0; i < m->scope->nrules; i++)
+		if (!ignored(m, i) && covers(path, m->rs->resolved[i]) &&
+		    strcmp(path, m->rs->resolved[i]))
+			return true;
+	return false;
+}
+
+static uint64_t effective(const struct model *m, const char *path)
+{
+	uint64_t access = 0;
+
+	for (size_t i = 0; i < m->g->n; i++)
+		if (covers(m->g->v[i].path, path))
+			access |= m->g->v[i].access;
+	return access;
+}
+
+static void check_path(const struct model *m, const char *path, bool is_dir)
+{
+	uint64_t kind = is_dir ? ~0ULL : m->file;
+	uint64_t want = desired(m, path) & kind, have = effective(m, path) & kind;
+
+	if (have & ~want) {
+		fprintf(stderr, "UNSAFE: %s gets %#llx, the scope asks for %#llx\n", path,
+		        (unsigned long long)have, (unsigned long long)want);
+		abort();
+	}
+	if (!expanded(m, path) && (want & ~have)) {
+		fprintf(stderr, "LOST: %s gets %#llx, the scope asks for %#llx\n", path,
+		        (unsigned long long)have, (unsigned long long)want);
+		abort();
+	}
+}
+
+static void walk(const struct model *m, const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	char sub[PATH_MAX];
+
+	if (lstat(path, &st) || S_ISLNK(st.st_mode))
+		return; /* symlinks get no grant: their targets are checked as themselves */
+	check_path(m, path, S_ISDIR(st.st_mode));
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		walk(m, sub);
+	}
+	closedir(d);
+}
+
+/* Where a configured path exists in full, its resolution is realpath's. */
+static void check_resolution(const struct sbx_scope *scope, const struct sbx_ruleset *rs)
+{
+	char real[PATH_MAX];
+
+	for (size_t i = 0; i < scope->nrules; i++)
+		if (realpath(scope->rules[i].path, real) && strcmp(real, rs->resolved[i])) {
+			fprintf(stderr, "RESOLVE: %s is %s, the compiler says %s\n", scope->rules[i].path,
+			        real, rs->resolved[i]);
+			abort();
+		}
+}
+
+/* ---- the harness ------------------------------------------------------- */
+
+static void remove_root(void)
+{
+	if (chdir("/") == 0)
+		rm_entry(root);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct grants g;
+	struct input in = { data, size };
+	sbx_scopeattr_t attr;
+	struct sbx_ruleset rs;
+	struct model m;
+	int nrules, abi;
+	char path[PATH_MAX];
+
+	if (!root[0]) {
+		snprintf(root, sizeof(root), "/tmp/sbxfuzz.%d", getpid());
+		mkdir(root, 0755);
+		atexit(remove_root);
+	}
+	if (sbx__landlock_abi() <= 0)
+		return 0; /* the compile would not get as far as the tree */
+	build_tree(&in);
+	if (chdir(root))
+		abort();
+	if (sbx_scopeattr_init(&attr))
+		abort();
+	sbx_scopeattr_setlogger(&attr, quiet, NULL);
+	nrules = (int)(next(&in) % 6) + 1;
+	for (int i = 0; i < nrules; i++) {
+		int mode = (int)(next(&in) % 3);
+
+		make_path(&in, path, sizeof(path));
+		(mode == 0 ? sbx_scopeattr_adddeny : mode == 1 ? sbx_scopeattr_addallow
+		                                               : sbx_scopeattr_addreadonly)(&attr, path);
+	}
+	abi = (int)(next(&in) % 8);
+	sbx_scopeattr_setabi(&attr, abi);
+
+	g.n = 0;
+	attr.__scope->trace = record;
+	attr.__scope->trace_arg = &g;
+	if (sbx__ruleset_compile(attr.__scope, &rs) == 0 &&
+	    (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED)) {
+		/* Nothing changes the tree during a compile; other processes may
+		 * change the directories above it, which is not the tree's
+		 * business. */
+		for (unsigned i = 0; i < rs.ndropped; i++)
+			if (covers(root, rs.dropped[i])) {
+				fprintf(stderr, "NARROWED with nothing racing it: %s\n", last_drop);
+				abort();
+			}
+		m = (struct model){ .scope = attr.__scope, .rs = &rs, .g = &g,
+		                    .dir = sbx__fs_rights_known(rs.abi) &
+		                           ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK),
+		                    .file = sbx__fs_rights_file(rs.abi),
+		                    .read = sbx__fs_rights_read(rs.abi) };
+		if (getenv("SBXFUZZ_DEBUG")) {
+			for (size_t i = 0; i < attr.__scope->nrules; i++)
+				fprintf(stderr, "rule %d %s -> %s\n", (int)attr.__scope->rules[i].mode,
+				        attr.__scope->rules[i].path, rs.resolved[i]);
+			for (size_t i = 0; i < g.n; i++)
+				fprintf(stderr, "grant %#llx %s\n", (unsigned long long)g.v[i].access, g.v[i].path);
+		}
+		check_resolution(attr.__scope, &rs);
+		walk(&m, root);
+	}
+	sbx__ruleset_release(&rs);
+	sbx_scopeattr_destroy(&attr);
+	return 0;
+}
