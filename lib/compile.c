@@ -329,6 +329,7 @@ static struct mount *read_mounts(size_t *count)
 }
 
 struct ident;
+struct fs_place;
 
 struct compiler {
 	const struct sbx_scope *scope;
@@ -339,6 +340,8 @@ struct compiler {
 	size_t nmounts;
 	struct ident *idents; /* every tree node that exists, by inode */
 	size_t nidents;
+	struct fs_place *places; /* every denied or read-only path, in its filesystem */
+	size_t nplaces;
 	size_t dropped_cap;
 	char path[PATH_MAX]; /* the directory being worked on */
 	int err;             /* ENOMEM: the compile as a whole failed */
@@ -423,22 +426,72 @@ static bool trusts_d_ino(int dirfd)
 	}
 }
 
-static bool is_mount_point(const struct compiler *cc, const char *name)
+/* The mount on the entry name of the directory being expanded (the last
+ * one made there, which is the one seen), or NULL. */
+static const struct mount *mount_on(const struct compiler *cc, const char *name)
 {
 	size_t dlen = strlen(cc->path);
+	const struct mount *found = NULL;
 
 	for (size_t i = 0; i < cc->nmounts; i++) {
 		const char *mp = cc->mounts[i].point;
 
 		if (strcmp(cc->path, "/") == 0) {
 			if (mp[0] == '/' && strcmp(mp + 1, name) == 0)
-				return true;
+				found = &cc->mounts[i];
 		} else if (strncmp(mp, cc->path, dlen) == 0 && mp[dlen] == '/' &&
 		           strcmp(mp + dlen + 1, name) == 0) {
-			return true;
+			found = &cc->mounts[i];
 		}
 	}
-	return false;
+	return found;
+}
+
+/* A restricted path as its filesystem knows it: the device and the path
+ * from that filesystem's root, through the mount it is seen by. */
+struct fs_place {
+	unsigned dev_major, dev_minor;
+	char rel[2 * PATH_MAX];
+	const char *path;
+	uint64_t rights; /* what the scope grants there */
+};
+
+static const char *suffix_after(const char *prefix, const char *path);
+static int mode_at(const struct node *root, const char *path);
+
+static bool place_of(const struct compiler *cc, const char *path, struct fs_place *out)
+{
+	const struct mount *home = NULL;
+
+	for (size_t i = 0; i < cc->nmounts; i++)
+		if (covers(cc->mounts[i].point, path) &&
+		    (!home || strlen(cc->mounts[i].point) >= strlen(home->point)))
+			home = &cc->mounts[i];
+	if (!home)
+		return false;
+	out->dev_major = home->dev_major;
+	out->dev_minor = home->dev_minor;
+	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(home->root, "/") ? home->root : "",
+	         suffix_after(home->point, path));
+	if (!out->rel[0])
+		strcpy(out->rel, "/");
+	out->path = path;
+	return true;
+}
+
+/* Whether mount m shows a part of a denied or read-only path, where
+ * granting its root `rights' would grant more than the scope does there. */
+static const struct fs_place *mount_inside_restriction(const struct compiler *cc,
+                                                       const struct mount *m, uint64_t rights)
+{
+	for (size_t i = 0; i < cc->nplaces; i++) {
+		const struct fs_place *p = &cc->places[i];
+
+		if (p->dev_major == m->dev_major && p->dev_minor == m->dev_minor &&
+		    covers(p->rel, m->root) && (rights & ~p->rights))
+			return p;
+	}
+	return NULL;
 }
 
 /* ---- emitting the rules ---------------------------------------------- */
@@ -497,7 +550,9 @@ static bool stamp_matches(const struct sbx_stamp *sp)
 /* One grant could not be added: the path stays unreachable.  `listing':
  * it was a directory whose entries could not be listed, so none of them
  * got their grants. */
-static void drop(struct compiler *cc, const char *name, int err, bool listing)
+enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED };
+
+static void drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
 	struct sbx_ruleset *rs = cc->out;
 	char full[PATH_MAX + NAME_MAX + 2];
@@ -521,10 +576,18 @@ static void drop(struct compiler *cc, const char *name, int err, bool listing)
 		return;
 	}
 	rs->ndropped++;
-	sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-	           listing ? "the entries of %s stay unreachable: it could not be listed (%s)"
-	                   : "%s stays unreachable: its grant could not be added (%s)",
-	           full, strerror(err));
+	if (why == DROP_UNLISTED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "the entries of %s stay unreachable: it could not be listed (%s)", full,
+		           strerror(err));
+	else if (why == DROP_LINKED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: it has other names (hard links) that a denial may "
+		           "cover, so it is not granted", full);
+	else
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: its grant could not be added (%s)", full,
+		           strerror(err));
 }
 
 /* Adds a rule on fd, trimmed to what its kind of file may carry. */
@@ -538,7 +601,7 @@ static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, con
 		return;
 	r = sbx__ruleset_add(cc->out->fd, fd, access);
 	if (r) {
-		drop(cc, name, -r, false);
+		drop(cc, name, -r, DROP_FAILED);
 		return;
 	}
 	cc->out->rules++;
@@ -634,7 +697,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		if (err == ENOMEM)
 			cc->err = ENOMEM;
 		else
-			drop(cc, "", err, true);
+			drop(cc, "", err, DROP_UNLISTED);
 		listing_free(&l);
 		return;
 	}
@@ -646,6 +709,8 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		const char *name = l.names + l.v[i].name;
 		unsigned char type = l.v[i].type;
 		const struct ident *same;
+		const struct mount *mnt;
+		const struct fs_place *inside;
 		struct stat st = { .st_dev = dev, .st_ino = l.v[i].ino };
 		int fd;
 
@@ -653,11 +718,14 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 			continue;
 		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
-			drop(cc, name, errno, false);
+			drop(cc, name, errno, DROP_FAILED);
 			continue;
 		}
-		if ((type == DT_UNKNOWN || !d_ino_ok || is_mount_point(cc, name)) && fstat(fd, &st)) {
-			drop(cc, name, errno, false);
+		mnt = mount_on(cc, name);
+		/* A directory's identity is its entry's, unless something is
+		 * mounted there; anything else is looked at for its links. */
+		if ((type != DT_DIR || !d_ino_ok || mnt) && fstat(fd, &st)) {
+			drop(cc, name, errno, DROP_FAILED);
 			close(fd);
 			continue;
 		}
@@ -667,6 +735,12 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, cc->path,
 			           "%s is also %s/%s (a bind mount or a hard link); that name is not granted",
 			           same->path, strcmp(cc->path, "/") ? cc->path : "", name);
+		} else if (mnt && (inside = mount_inside_restriction(cc, mnt, rights))) {
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, inside->path, cc->path,
+			           "%s/%s shows a part of %s (a bind mount); that name is not granted",
+			           strcmp(cc->path, "/") ? cc->path : "", name, inside->path);
+		} else if (type != DT_DIR && type != DT_LNK && st.st_nlink > 1) {
+			drop(cc, name, EMLINK, DROP_LINKED);
 		} else if (type != DT_LNK) {
 			grant(cc, fd, type == DT_DIR, rights, name);
 		}
@@ -701,17 +775,17 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, const str
 			 * there: nothing to grant, and its parent lacks the
 			 * rights to create it. */
 			if (errno != ENOENT && errno != ENOTDIR)
-				drop(cc, kid->name, errno, false);
+				drop(cc, kid->name, errno, DROP_FAILED);
 			continue;
 		}
 		if (fstat(fd, &st)) {
-			drop(cc, kid->name, errno, false);
+			drop(cc, kid->name, errno, DROP_FAILED);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
 				emit(cc, kid, fd, &st, have);
 				cc->path[base] = '\0';
 			} else {
-				drop(cc, kid->name, ENAMETOOLONG, false);
+				drop(cc, kid->name, ENAMETOOLONG, DROP_FAILED);
 			}
 		} else if (!S_ISLNK(st.st_mode)) {
 			/* A file: nothing can be beneath it. */
@@ -873,7 +947,7 @@ static void add_ports(struct compiler *cc, const struct sbx_scope *scope)
 		}
 		snprintf(name, sizeof(name), "tcp port %u", scope->ports[i].port);
 		strcpy(cc->path, "");
-		drop(cc, name, -r, false);
+		drop(cc, name, -r, DROP_FAILED);
 	}
 }
 
@@ -994,6 +1068,17 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 			goto fail;
 		if (cc->nidents)
 			qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
+		if (!(cc->places = calloc(scope->nrules + 1, sizeof(*cc->places)))) {
+			err = ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < scope->nrules; i++)
+			if (scope->rules[i].mode != SBX_MODE_ALLOW &&
+			    place_of(cc, resolved[i], &cc->places[cc->nplaces])) {
+				cc->places[cc->nplaces].rights =
+					mode_rights(&cc->rights, mode_at(root, resolved[i]));
+				cc->nplaces++;
+			}
 	}
 
 	if (!settle_controls(scope, out)) {
@@ -1042,6 +1127,7 @@ done:
 		for (size_t i = 0; i < cc->nidents; i++)
 			free(cc->idents[i].path);
 		free(cc->idents);
+		free(cc->places);
 		free(cc->mounts);
 	}
 	free(cc);

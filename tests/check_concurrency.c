@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -118,6 +120,128 @@ START_TEST(test_signal_flood)
 }
 END_TEST
 
+/* ---- stress: several threads, every kind of spawn, a reaper racing ---- */
+
+#define STRESS_THREADS 4
+#define STRESS_SPAWNS 10000
+
+static atomic_long reaped, spawned;
+static atomic_int reaping;
+
+/* Reaps every child as soon as it exits, until the spawners are done and no
+ * child is left: it races the library, which reaps the children of failed
+ * spawns itself (and then finds some already gone). */
+static void *reaper(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int more = atomic_load(&reaping);
+		pid_t pid = waitpid(-1, NULL, 0);
+
+		if (pid > 0)
+			atomic_fetch_add(&reaped, 1);
+		else if (errno == ECHILD && !more)
+			break;
+		else if (errno == ECHILD)
+			usleep(100);
+	}
+	return NULL;
+}
+
+struct stress_arg {
+	const sbx_scopeattr_t *fresh, *compiled;
+	long failures;
+};
+
+static void *stress_spawner(void *p)
+{
+	struct stress_arg *a = p;
+	char *argv[] = { "true", NULL };
+	sbx_file_actions_t fa;
+
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	for (int i = 0; i < STRESS_SPAWNS / STRESS_THREADS; i++) {
+		const sbx_scopeattr_t *scope = i % 3 == 0 ? NULL : i % 3 == 1 ? a->fresh : a->compiled;
+		const char *path = i % 17 == 0 ? "/nonexistent/true" : "/bin/true";
+		pid_t pid;
+		int err;
+
+		err = sbx_posix_spawn(&pid, path, i % 2 ? &fa : NULL, NULL, scope, argv, environ);
+		if (!err)
+			atomic_fetch_add(&spawned, 1);
+		if (err != (i % 17 == 0 ? ENOENT : 0))
+			a->failures++;
+	}
+	sbx_file_actions_destroy(&fa);
+	return NULL;
+}
+
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+START_TEST(test_stress_with_reaper)
+{
+	struct sigaction sa = { .sa_handler = counting_handler };
+	pthread_t t[STRESS_THREADS], r, f;
+	struct stress_arg args[STRESS_THREADS];
+	sbx_scopeattr_t fresh, compiled;
+	char *dir = make_tmpdir();
+	int before;
+
+	sbx_scopeattr_init(&fresh);
+	sbx_scopeattr_init(&compiled);
+	sbx_scopeattr_setlogger(&fresh, quiet, NULL);
+	sbx_scopeattr_setlogger(&compiled, quiet, NULL);
+	sbx_scopeattr_adddeny(&fresh, dir);
+	sbx_scopeattr_adddeny(&compiled, dir);
+	ck_assert_int_eq(sbx_scopeattr_compile(&compiled), 0);
+	before = count_fds();
+	parent_pid = getpid();
+	for (int i = 0; i < 64; i++)
+		canary[i] = 0x5bd1e995UL * (unsigned long)(i + 1);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	atomic_store(&flooding, 1);
+	atomic_store(&reaping, 1);
+	ck_assert_int_eq(pthread_create(&r, NULL, reaper, NULL), 0);
+	ck_assert_int_eq(pthread_create(&f, NULL, flooder, NULL), 0);
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		args[i] = (struct stress_arg){ .fresh = &fresh, .compiled = &compiled };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, stress_spawner, &args[i]), 0);
+	}
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(args[i].failures, 0);
+	}
+	atomic_store(&reaping, 0);
+	pthread_join(r, NULL);
+	atomic_store(&flooding, 0);
+	pthread_join(f, NULL);
+
+	/* Every child of a spawn that succeeded was there for the reaper; a few
+	 * of the failed ones' too, before the library could reap them. */
+	ck_assert_int_ge(atomic_load(&reaped), atomic_load(&spawned));
+	ck_assert_int_le(atomic_load(&reaped), STRESS_SPAWNS);
+	ck_assert_int_eq(atomic_load(&in_child), 0);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(canary[i], 0x5bd1e995UL * (unsigned long)(i + 1));
+	/* The scopes' own descriptors (the snapshot, the cached compile) are
+	 * released with them. */
+	sbx_scopeattr_destroy(&fresh);
+	sbx_scopeattr_destroy(&compiled);
+	ck_assert_int_le(count_fds(), before);
+	ck_assert_int_eq(count_zombies(), 0);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *suite_concurrency(void)
 {
 	Suite *s = suite_create("concurrency");
@@ -126,6 +250,7 @@ Suite *suite_concurrency(void)
 	tcase_set_timeout(tc, 4 * SPAWN_TIMEOUT);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_signal_flood);
+	tcase_add_test(tc, test_stress_with_reaper);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,7 +4,7 @@
 # usual order, the synopses are the header's own prototypes, and the
 # examples compile.
 set -eu
-man="$top_srcdir/man"
+man="${top_srcdir:?the test environment sets it}/man"
 map="$top_srcdir/lib/libsbxspawn.map"
 hdr="$top_srcdir/include/sbxspawn/sbxspawn.h"
 tmp=$(mktemp -d)
@@ -37,7 +37,16 @@ syms=$(grep -oE '\bsbx_[a-z0-9_]+' "$map" | sort -u)
 for sym in $syms; do
 	[ -f "$man/man3/$sym.3" ] || warn "$sym is exported but has no man/man3/$sym.3"
 done
-pages=$(cd "$man" && ls man1/*.1 man3/*.3 man7/*.7 2>/dev/null | sort)
+pages=$(cd "$man" && for f in man[1-9]/*.[1-9]; do [ ! -f "$f" ] || echo "$f"; done | sort)
+
+# Every page is installed and shipped: listed in man/Makefile.inc.
+listed=$(grep -oE 'man/man[1-9]/[^ ]+\.[1-9]' "$man/Makefile.inc" | sed 's,^man/,,' | sort -u)
+for page in $pages; do
+	printf '%s\n' "$listed" | grep -qxF "$page" || warn "$page is not in dist_man_MANS (man/Makefile.inc)"
+done
+for page in $listed; do
+	[ -f "$man/$page" ] || warn "man/Makefile.inc lists $page, which does not exist"
+done
 for page in $pages; do
 	case $page in
 	man3/*)
@@ -102,7 +111,7 @@ for page in $pages; do
 			warn "$page: an alias page is the one line .so $target"
 		elif [ ! -f "$man/$target" ] || head -n 1 "$man/$target" | grep -q '^\.so '; then
 			warn "$page: .so $target: no such full page"
-		elif ! section "$target" NAME | grep -q "^\\(.*, \\)*$name\\(,\\| \\\\-\\)"; then
+		elif ! section "$target" NAME | grep -qE "^(.*, )?$name(,| \\\\-)"; then
 			warn "$page: $target does not list $name in its NAME section"
 		fi
 		continue
@@ -144,8 +153,8 @@ for page in $pages; do
 	# NAME: one line, "name[, name]... \- what it does", this page's name first.
 	section "$page" NAME > "$tmp/name"
 	if [ "$(wc -l < "$tmp/name")" -ne 1 ] ||
-	   ! grep -q "^$name\\(, [a-z0-9_]*\\)* \\\\- [a-z]" "$tmp/name"; then
-		warn "$page: NAME is not the one line \"$name[, other]... \\- description\""
+	   ! grep -qE "^$name(, [a-z0-9_]+)* \\\\- [a-z]" "$tmp/name"; then
+		warn "$page: NAME is not the one line \"${name}[, other]... \\- description\""
 	fi
 
 	# Pages referred to as this project's exist.
@@ -155,14 +164,17 @@ for page in $pages; do
 		[ -f "$man/man$rsect/$ref.$rsect" ] || warn "$page: refers to $ref($rsect), which is not here"
 	done < "$tmp/refs"
 
-	# Formatted for the usual devices, not one warning.
+	# Formatted for the usual devices, not one warning.  A first line
+	# '\" t asks for tbl, as man(1) reads it.
+	pre=
+	[ "$(head -n 1 "$man/$page")" != "'\\\" t" ] || pre=-t
 	for dev in ps utf8 ascii; do
-		(cd "$man" && groff -man -T"$dev" -ww -z -rCHECKSTYLE=3 "$page") > "$tmp/groff" 2>&1 || true
+		(cd "$man" && groff $pre -man -T"$dev" -ww -z -rCHECKSTYLE=3 "$page") > "$tmp/groff" 2>&1 || true
 		warn_lines "$page (-T$dev)" "$tmp/groff"
 	done
 
 	# Fits a terminal of 80 columns.
-	(cd "$man" && groff -man -Tascii -P-cbou "$page") 2>/dev/null |
+	(cd "$man" && groff $pre -man -Tascii -P-cbou "$page") 2>/dev/null |
 		awk 'length > 80 { print "formatted line " NR " is " length " columns wide" }' > "$tmp/width"
 	warn_lines "$page" "$tmp/width"
 
@@ -184,9 +196,9 @@ for page in $pages; do
 		grep -qxF "$decl" "$tmp/header.decls" "$tmp/header.defines" ||
 			warn "$page: not in the header: $decl"
 	done < "$tmp/synopsis"
-	for listed in $(section "$page" NAME | sed 's/ \\-.*//; s/,/ /g'); do
-		grep -qE "(^|[ *])$listed\\(" "$tmp/synopsis" ||
-			warn "$page: $listed is named but not declared in the SYNOPSIS"
+	for fn in $(section "$page" NAME | sed 's/ \\-.*//; s/,/ /g'); do
+		grep -qE "(^|[ *])$fn\\(" "$tmp/synopsis" ||
+			warn "$page: $fn is named but not declared in the SYNOPSIS"
 	done
 
 	# Each C program in EXAMPLES compiles, warnings as errors.  Formatted

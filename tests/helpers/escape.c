@@ -1,0 +1,502 @@
+/* One escape attempt against a denied path, made the way a program that
+ * wants out would make it.  Every step prints "STEP ok" or "STEP ERRNO";
+ * the last line is the verdict: "ok" when the attempt went through, else
+ * the errno of the step that failed.  Whatever a read obtains goes to
+ * stderr, so a leak shows up in the output the test inspects. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *name(int err)
+{
+	const char *n = strerrorname_np(err);
+
+	return n ? n : "E?";
+}
+
+/* Reports one step; returns r so calls can be chained in conditions. */
+static long step(const char *what, long r)
+{
+	int err = errno;
+
+	if (r < 0)
+		printf("%s %s\n", what, name(errno));
+	else
+		printf("%s ok\n", what);
+	fflush(stdout);
+	errno = err;
+	return r;
+}
+
+/* The verdict line, then the exit status: 0 when the attempt succeeded. */
+static int verdict(long r)
+{
+	printf("%s\n", r < 0 ? name(errno) : "ok");
+	return r < 0;
+}
+
+/* Reads fd from its start and shows what came out. */
+static long dump(int fd)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (n >= 0) {
+		buf[n] = '\0';
+		fprintf(stderr, "%s", buf);
+		fflush(stderr);
+	}
+	return step("read", n);
+}
+
+/* Opened as fd (the result of what), then read. */
+static long try_read(const char *what, int fd)
+{
+	if (step(what, fd) < 0)
+		return -1;
+	return dump(fd);
+}
+
+static int open_and_dump(const char *what, int fd)
+{
+	return verdict(try_read(what, fd));
+}
+
+/* ---- names: symlinks, descriptors, directories ---------------------------- */
+
+/* symlink TARGET LINK, then read LINK/REST (REST may be empty). */
+static int symlink_read(char **a)
+{
+	char path[4096];
+
+	if (step("symlink", symlink(a[0], a[1])) < 0)
+		return verdict(-1);
+	snprintf(path, sizeof(path), "%s%s%s", a[1], a[2][0] ? "/" : "", a[2]);
+	return open_and_dump("open", open(path, O_RDONLY));
+}
+
+/* symlink TARGET LINK, then create through LINK (without O_EXCL, which
+ * would refuse to follow it). */
+static int symlink_create(char **a)
+{
+	if (step("symlink", symlink(a[0], a[1])) < 0)
+		return verdict(-1);
+	return verdict(step("create", open(a[1], O_WRONLY | O_CREAT, 0644)));
+}
+
+static int openat_fd(char **a)
+{
+	return open_and_dump("openat", openat(atoi(a[0]), a[1], O_RDONLY));
+}
+
+/* Reads an inherited descriptor as it is, without opening anything. */
+static int fd_read(char **a)
+{
+	return verdict(dump(atoi(a[0])));
+}
+
+/* Lists an inherited directory descriptor, names to stderr. */
+static int fd_list(char **a)
+{
+	DIR *d = fdopendir(dup(atoi(a[0])));
+	struct dirent *e;
+
+	if (step("fdopendir", d ? 0 : -1) < 0)
+		return verdict(-1);
+	while ((e = readdir(d)))
+		fprintf(stderr, "entry %s\n", e->d_name);
+	return verdict(0);
+}
+
+/* fchdir FD, then open NAME. */
+static int fchdir_read(char **a)
+{
+	if (step("fchdir", fchdir(atoi(a[0]))) < 0)
+		return verdict(-1);
+	return open_and_dump("open", open(a[1], O_RDONLY));
+}
+
+/* chdir DIR, then open NAME relative to it. */
+static int chdir_read(char **a)
+{
+	if (step("chdir", chdir(a[0])) < 0)
+		return verdict(-1);
+	return open_and_dump("open", open(a[1], O_RDONLY));
+}
+
+/* Prints the working directory, then lists ".": where a file action put us. */
+static int cwd_list(char **a)
+{
+	char cwd[4096];
+
+	(void)a;
+	if (step("getcwd", getcwd(cwd, sizeof(cwd)) ? 0 : -1) < 0)
+		return verdict(-1);
+	printf("cwd %s\n", cwd);
+	return verdict(step("opendir", opendir(".") ? 0 : -1));
+}
+
+static int exchange(char **a)
+{
+	return verdict(step("renameat2", syscall(SYS_renameat2, AT_FDCWD, a[0], AT_FDCWD, a[1],
+	                                         RENAME_EXCHANGE)));
+}
+
+/* ---- opening differently -------------------------------------------------- */
+
+/* An O_PATH descriptor is not an open for reading; reopening it through
+ * /proc/self/fd is. */
+static int opath_reopen(char **a)
+{
+	char via[64];
+	int fd = open(a[0], O_PATH);
+
+	if (step("opath", fd) < 0)
+		return verdict(-1);
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	return open_and_dump("reopen", open(via, O_RDONLY));
+}
+
+/* Executes PATH through an O_PATH descriptor. */
+static int opath_exec(char **a)
+{
+	char *argv[] = { a[0], NULL };
+	int fd = open(a[0], O_PATH);
+
+	if (step("opath", fd) < 0)
+		return verdict(-1);
+	return verdict(step("execveat", syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH)));
+}
+
+static uint64_t resolve_flags(const char *s)
+{
+	uint64_t f = 0;
+
+	if (strstr(s, "beneath"))
+		f |= RESOLVE_BENEATH;
+	if (strstr(s, "in-root"))
+		f |= RESOLVE_IN_ROOT;
+	if (strstr(s, "no-symlinks"))
+		f |= RESOLVE_NO_SYMLINKS;
+	if (strstr(s, "no-magiclinks"))
+		f |= RESOLVE_NO_MAGICLINKS;
+	if (strstr(s, "no-xdev"))
+		f |= RESOLVE_NO_XDEV;
+	return f;
+}
+
+/* openat2 DIR PATH FLAGS, DIR "-" for the working directory. */
+static int openat2_read(char **a)
+{
+	struct open_how how = { .flags = O_RDONLY, .resolve = resolve_flags(a[2]) };
+	int dir = strcmp(a[0], "-") ? open(a[0], O_PATH | O_DIRECTORY) : AT_FDCWD;
+
+	if (dir != AT_FDCWD && step("dir", dir) < 0)
+		return verdict(-1);
+	return open_and_dump("openat2", (int)syscall(SYS_openat2, dir, a[1], &how, sizeof(how)));
+}
+
+/* ---- file handles ----------------------------------------------------------- */
+
+struct handle {
+	struct file_handle h;
+	unsigned char bytes[MAX_HANDLE_SZ];
+};
+
+/* open_by_handle_at with a descriptor on MOUNTDIR as the mount (a real
+ * open: the call takes no O_PATH descriptor). */
+static int handle_open(const char *mountdir, struct handle *h)
+{
+	int mfd = open(mountdir, O_RDONLY | O_DIRECTORY);
+
+	if (step("mountfd", mfd) < 0)
+		return verdict(-1);
+	return open_and_dump("open_by_handle_at", (int)syscall(SYS_open_by_handle_at, mfd, &h->h,
+	                                                       O_RDONLY));
+}
+
+/* handle PATH MOUNTDIR: makes the handle, then opens it. */
+static int handle_make_open(char **a)
+{
+	struct handle h = { .h.handle_bytes = MAX_HANDLE_SZ };
+	int mnt;
+
+	if (step("name_to_handle_at", name_to_handle_at(AT_FDCWD, a[0], &h.h, &mnt, 0)) < 0)
+		return verdict(-1);
+	return handle_open(a[1], &h);
+}
+
+/* handle-hex MOUNTDIR TYPE HEX: opens a handle someone else made. */
+static int handle_hex(char **a)
+{
+	struct handle h = { .h.handle_type = atoi(a[1]) };
+	size_t n = strlen(a[2]) / 2;
+
+	if (n > MAX_HANDLE_SZ)
+		return verdict((errno = EINVAL, -1));
+	for (size_t i = 0; i < n; i++)
+		sscanf(a[2] + 2 * i, "%2hhx", &h.bytes[i]);
+	h.h.handle_bytes = (unsigned)n;
+	return handle_open(a[0], &h);
+}
+
+/* ---- namespaces and mounts -------------------------------------------------- */
+
+/* A user namespace of our own makes us root there, with CAP_SYS_ADMIN
+ * over a mount namespace of our own: the classic way to mount without
+ * privilege. */
+static long own_namespaces(void)
+{
+	return step("unshare", unshare(CLONE_NEWUSER | CLONE_NEWNS));
+}
+
+/* userns-bind SRC DST READ: bind SRC on DST, then read READ. */
+static int userns_bind(char **a)
+{
+	long r;
+	int err;
+
+	if (own_namespaces() < 0)
+		return verdict(-1);
+	/* Private first, so nothing could ever propagate out of here. */
+	r = step("private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (r == 0)
+		r = step("bind", mount(a[0], a[1], NULL, MS_BIND, NULL));
+	err = errno;
+	/* Whatever happened, try the read: it is the question. */
+	if (try_read("open", open(a[2], O_RDONLY)) >= 0)
+		return verdict(0);
+	errno = err;
+	return verdict(r);
+}
+
+/* userns-open-tree SRC NAME: a detached copy of SRC's mount (the new mount
+ * interface, no mount(2) at all), then NAME opened beneath it. */
+static int userns_open_tree(char **a)
+{
+	int tree;
+
+	if (own_namespaces() < 0)
+		return verdict(-1);
+	tree = (int)syscall(SYS_open_tree, AT_FDCWD, a[0], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (step("open_tree", tree) < 0)
+		return verdict(-1);
+	return open_and_dump("openat", openat(tree, a[1], O_RDONLY));
+}
+
+/* ---- other processes -------------------------------------------------------- */
+
+static int do_ptrace(char **a)
+{
+	pid_t pid = (pid_t)atoi(a[0]);
+	long r = step("attach", ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+
+	if (r == 0)
+		ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	return verdict(r);
+}
+
+/* pidfd-getfd PID FD: a copy of another process's descriptor. */
+static int pidfd_getfd(char **a)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, atoi(a[0]), 0);
+
+	if (step("pidfd_open", pidfd) < 0)
+		return verdict(-1);
+	return open_and_dump("pidfd_getfd", (int)syscall(SYS_pidfd_getfd, pidfd, atoi(a[1]), 0));
+}
+
+/* vm-read PID ADDRESS LENGTH: another process's memory. */
+static int vm_read(char **a)
+{
+	char buf[256] = "";
+	size_t len = strtoul(a[2], NULL, 0);
+	struct iovec local = { buf, len < sizeof(buf) ? len : sizeof(buf) - 1 };
+	struct iovec remote = { (void *)strtoul(a[1], NULL, 0), local.iov_len };
+	ssize_t n = syscall(SYS_process_vm_readv, atoi(a[0]), &local, 1, &remote, 1, 0);
+
+	if (step("process_vm_readv", n) >= 0)
+		fprintf(stderr, "%s", buf);
+	return verdict(n);
+}
+
+/* ---- io_uring, without a library ------------------------------------------- */
+
+struct ring {
+	int fd;
+	struct io_uring_params p;
+	unsigned char *sq, *cq;
+	struct io_uring_sqe *sqes;
+};
+
+static int ring_setup(struct ring *r, unsigned flags)
+{
+	size_t sqsz, cqsz;
+
+	memset(r, 0, sizeof(*r));
+	r->p.flags = flags;
+	r->p.sq_thread_idle = 1000;
+	r->fd = (int)syscall(SYS_io_uring_setup, 4, &r->p);
+	if (r->fd < 0)
+		return -1;
+	sqsz = r->p.sq_off.array + r->p.sq_entries * sizeof(unsigned);
+	cqsz = r->p.cq_off.cqes + r->p.cq_entries * sizeof(struct io_uring_cqe);
+	if (r->p.features & IORING_FEAT_SINGLE_MMAP)
+		sqsz = cqsz = sqsz > cqsz ? sqsz : cqsz;
+	r->sq = mmap(NULL, sqsz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+	             IORING_OFF_SQ_RING);
+	r->cq = (r->p.features & IORING_FEAT_SINGLE_MMAP)
+	                ? r->sq
+	                : mmap(NULL, cqsz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+	                       IORING_OFF_CQ_RING);
+	r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+	               MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sq == MAP_FAILED || r->cq == MAP_FAILED || r->sqes == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+/* Submits one entry and waits for its completion; returns its result. */
+static int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
+{
+	unsigned *tail = (unsigned *)(r->sq + r->p.sq_off.tail);
+	unsigned *array = (unsigned *)(r->sq + r->p.sq_off.array);
+	unsigned mask = *(unsigned *)(r->sq + r->p.sq_off.ring_mask);
+	unsigned *head = (unsigned *)(r->cq + r->p.cq_off.head);
+	unsigned cmask = *(unsigned *)(r->cq + r->p.cq_off.ring_mask);
+	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(r->cq + r->p.cq_off.cqes);
+	unsigned t = *tail, h;
+	unsigned enter = IORING_ENTER_GETEVENTS;
+	int res;
+
+	r->sqes[t & mask] = *sqe;
+	array[t & mask] = t & mask;
+	__atomic_store_n(tail, t + 1, __ATOMIC_RELEASE);
+	if (r->p.flags & IORING_SETUP_SQPOLL)
+		enter |= IORING_ENTER_SQ_WAKEUP;
+	if (syscall(SYS_io_uring_enter, r->fd, 1, 1, enter, NULL, 0) < 0)
+		return -errno;
+	h = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+	res = cqes[h & cmask].res;
+	__atomic_store_n(head, h + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+/* uring-openat PATH MODE: MODE "inline", "async" (an io-wq worker does the
+ * open) or "sqpoll" (a kernel thread submits it). */
+static int uring_openat(char **a)
+{
+	struct ring r;
+	struct io_uring_sqe sqe = { .opcode = IORING_OP_OPENAT, .fd = AT_FDCWD,
+	                            .addr = (uintptr_t)a[0], .open_flags = O_RDONLY };
+	int res;
+
+	if (!strcmp(a[1], "async"))
+		sqe.flags = IOSQE_ASYNC;
+	if (ring_setup(&r, !strcmp(a[1], "sqpoll") ? IORING_SETUP_SQPOLL : 0) < 0) {
+		printf("unavailable %s\n", name(errno));
+		return 3;
+	}
+	res = ring_run(&r, &sqe);
+	errno = res < 0 ? -res : 0;
+	return open_and_dump("openat", res < 0 ? -1 : res);
+}
+
+/* uring-renameat OLD NEW */
+static int uring_renameat(char **a)
+{
+	struct ring r;
+	struct io_uring_sqe sqe = { .opcode = IORING_OP_RENAMEAT, .fd = AT_FDCWD,
+	                            .addr = (uintptr_t)a[0], .len = (unsigned)AT_FDCWD,
+	                            .addr2 = (uintptr_t)a[1] };
+	int res;
+
+	if (ring_setup(&r, 0) < 0) {
+		printf("unavailable %s\n", name(errno));
+		return 3;
+	}
+	res = ring_run(&r, &sqe);
+	errno = res < 0 ? -res : 0;
+	return verdict(step("renameat", res < 0 ? -1 : 0));
+}
+
+/* ---- devices and metadata --------------------------------------------------- */
+
+/* mknod PATH c|b: a /dev/null (or a ram disk) of our own. */
+static int do_mknod(char **a)
+{
+	mode_t type = a[1][0] == 'b' ? S_IFBLK : S_IFCHR;
+	dev_t dev = a[1][0] == 'b' ? makedev(1, 0) : makedev(1, 3);
+
+	return verdict(step("mknod", mknod(a[0], type | 0666, dev)));
+}
+
+static int do_chmod(char **a)
+{
+	return verdict(step("chmod", chmod(a[0], (mode_t)strtoul(a[1], NULL, 8))));
+}
+
+static const struct op {
+	const char *name;
+	int nargs;
+	int (*fn)(char **a);
+} ops[] = {
+	{ "symlink-read", 3, symlink_read },
+	{ "symlink-create", 2, symlink_create },
+	{ "openat", 2, openat_fd },
+	{ "fd-read", 1, fd_read },
+	{ "fd-list", 1, fd_list },
+	{ "fchdir-read", 2, fchdir_read },
+	{ "chdir-read", 2, chdir_read },
+	{ "cwd-list", 0, cwd_list },
+	{ "exchange", 2, exchange },
+	{ "opath-reopen", 1, opath_reopen },
+	{ "opath-exec", 1, opath_exec },
+	{ "openat2", 3, openat2_read },
+	{ "handle", 2, handle_make_open },
+	{ "handle-hex", 3, handle_hex },
+	{ "userns-bind", 3, userns_bind },
+	{ "userns-open-tree", 2, userns_open_tree },
+	{ "ptrace", 1, do_ptrace },
+	{ "pidfd-getfd", 2, pidfd_getfd },
+	{ "vm-read", 3, vm_read },
+	{ "uring-openat", 2, uring_openat },
+	{ "uring-renameat", 2, uring_renameat },
+	{ "mknod", 2, do_mknod },
+	{ "chmod", 2, do_chmod },
+};
+
+int main(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (strcmp(argv[1], ops[i].name))
+			continue;
+		if (argc - 2 != ops[i].nargs) {
+			fprintf(stderr, "escape %s: %d arguments\n", ops[i].name, ops[i].nargs);
+			return 2;
+		}
+		return ops[i].fn(argv + 2);
+	}
+	fprintf(stderr, "escape: unknown operation %s\n", argc > 1 ? argv[1] : "");
+	return 2;
+}
