@@ -711,6 +711,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		const struct ident *same;
 		const struct mount *mnt;
 		const struct fs_place *inside;
+		char alias[PATH_MAX + NAME_MAX + 2];
 		struct stat st = { .st_dev = dev, .st_ino = l.v[i].ino };
 		int fd;
 
@@ -731,14 +732,15 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		}
 		if (type == DT_UNKNOWN)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
 		if ((same = find_ident(cc, st.st_dev, st.st_ino))) {
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, cc->path,
-			           "%s is also %s/%s (a bind mount or a hard link); that name is not granted",
-			           same->path, strcmp(cc->path, "/") ? cc->path : "", name);
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, alias,
+			           "%s is also %s (a bind mount or a hard link); that name is not granted",
+			           same->path, alias);
 		} else if (mnt && (inside = mount_inside_restriction(cc, mnt, rights))) {
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, inside->path, cc->path,
-			           "%s/%s shows a part of %s (a bind mount); that name is not granted",
-			           strcmp(cc->path, "/") ? cc->path : "", name, inside->path);
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, inside->path, alias,
+			           "%s shows a part of %s (a bind mount); that name is not granted", alias,
+			           inside->path);
 		} else if (type != DT_DIR && type != DT_LNK && st.st_nlink > 1) {
 			drop(cc, name, EMLINK, DROP_LINKED);
 		} else if (type != DT_LNK) {

@@ -112,6 +112,8 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	}
 	if (search && !strchr(file, '/')) {
 		if (!*file) {
+			/* Nothing to look up: the exec's failure, as env(1) has it. */
+			stage = SBX_STAGE_EXEC;
 			err = ENOENT;
 			goto out;
 		}

@@ -320,7 +320,7 @@ static const struct {
 	{ EINVAL, "invalid argument" },
 	{ EBADF, "bad ruleset descriptor" },
 	{ ENOSYS, "function not implemented" },
-	{ EOPNOTSUPP, "Landlock is disabled" },
+	{ EOPNOTSUPP, "not supported by this kernel" },
 	{ EACCES, "permission denied" },
 };
 

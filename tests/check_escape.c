@@ -796,7 +796,7 @@ START_TEST(test_hard_link_expanded_alias)
 	                 "EACCES");
 	ck_assert_int_ge(seen.count, 1);
 	ck_assert_str_eq(seen.path, key);
-	ck_assert_str_eq(seen.path2, t.projects);
+	ck_assert_str_eq(seen.path2, beside);
 	sbx_scopeattr_destroy(&fs);
 }
 END_TEST
