@@ -85,6 +85,14 @@ struct child {
 
 /* ---- the child ------------------------------------------------------- */
 
+/* The child's exits run on its own stack, which an address sanitizer
+ * (when the library is built with one) cannot tell from an overflow. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHILD __attribute__((no_sanitize_address))
+#else
+#define CHILD
+#endif
+
 /* A raw system call: the result, or -errno. */
 static long sys(long nr, long a, long b, long c, long d)
 {
@@ -93,7 +101,7 @@ static long sys(long nr, long a, long b, long c, long d)
 	return r == -1 ? -errno : r;
 }
 
-static _Noreturn void child_exit(struct child *c, int stage, int action, int err, int status)
+CHILD static _Noreturn void child_exit(struct child *c, int stage, int action, int err, int status)
 {
 	c->res = (struct child_result){ .stage = stage, .action = action, .err = err };
 	if (c->report_fd >= 0)
@@ -101,7 +109,7 @@ static _Noreturn void child_exit(struct child *c, int stage, int action, int err
 	_exit(status);
 }
 
-static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
+CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
 {
 	child_exit(c, stage, action, err, 127);
 }
@@ -336,7 +344,7 @@ static void put_error(struct line *l, int err)
 }
 
 /* One line on fd 2, which is where the caller's file actions put it. */
-static _Noreturn void child_refuse(struct child *c, const char *call, int err)
+CHILD static _Noreturn void child_refuse(struct child *c, const char *call, int err)
 {
 	struct line l = { .len = 0 };
 
@@ -351,7 +359,7 @@ static _Noreturn void child_refuse(struct child *c, const char *call, int err)
 	child_exit(c, SBX_STAGE_CONFINE, -1, err, SBX_EXIT_REFUSED);
 }
 
-static void confine(struct child *c)
+CHILD static void confine(struct child *c)
 {
 	long r;
 
@@ -372,7 +380,7 @@ static void confine(struct child *c)
 		child_refuse(c, "seccomp(io_uring)", (int)-r);
 }
 
-static int child_main(void *arg)
+CHILD static int child_main(void *arg)
 {
 	struct child *c = arg;
 	long r;
@@ -409,7 +417,7 @@ static int child_main(void *arg)
  * break it.  Probed once per process. */
 static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken */
 
-static int probe_child(void *arg)
+CHILD static int probe_child(void *arg)
 {
 	*(volatile int *)arg = 1;
 	_exit(0);

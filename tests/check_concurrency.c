@@ -14,7 +14,16 @@
 #include "tests/common.h"
 
 #define THREADS 8
-#define SPAWNS 500
+/* SBX_TEST_SCALE=N divides the counts by N (for runs under valgrind). */
+#define SPAWNS (500 / scale())
+
+static int scale(void)
+{
+	const char *s = getenv("SBX_TEST_SCALE");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 ? n : 1;
+}
 
 static void *spawner(void *arg)
 {
@@ -123,7 +132,7 @@ END_TEST
 /* ---- stress: several threads, every kind of spawn, a reaper racing ---- */
 
 #define STRESS_THREADS 4
-#define STRESS_SPAWNS 10000
+#define STRESS_SPAWNS (10000 / scale())
 
 static atomic_long reaped, spawned;
 static atomic_int reaping;
@@ -245,12 +254,16 @@ END_TEST
 Suite *suite_concurrency(void)
 {
 	Suite *s = suite_create("concurrency");
-	TCase *tc = tcase_create("stress");
+	TCase *threads = tcase_create("threads");
+	TCase *stress = tcase_create("stress");
 
-	tcase_set_timeout(tc, 4 * SPAWN_TIMEOUT);
-	tcase_add_test(tc, test_threads);
-	tcase_add_test(tc, test_signal_flood);
-	tcase_add_test(tc, test_stress_with_reaper);
-	suite_add_tcase(s, tc);
+	tcase_set_timeout(threads, 4 * SPAWN_TIMEOUT);
+	tcase_add_test(threads, test_threads);
+	suite_add_tcase(s, threads);
+	/* Busy threads and signal floods: real time, not for valgrind. */
+	tcase_set_timeout(stress, 4 * SPAWN_TIMEOUT);
+	tcase_add_test(stress, test_signal_flood);
+	tcase_add_test(stress, test_stress_with_reaper);
+	suite_add_tcase(s, stress);
 	return s;
 }

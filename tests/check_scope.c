@@ -93,10 +93,11 @@ START_TEST(test_compile_once_snapshot)
 {
 	sbx_scopeattr_t s;
 	sbx_outcome_t oc;
-	char *top = make_tmpdir();
+	char *top;
 	char late[4096], denied[4096];
 
 	REQUIRE_LANDLOCK();
+	top = make_tmpdir();
 	snprintf(denied, sizeof(denied), "%s/denied", top);
 	snprintf(late, sizeof(late), "%s/late", top);
 	mkdir(denied, 0755);
@@ -207,7 +208,7 @@ START_TEST(test_fresh_reuse_sees_mounts)
 {
 	struct tree t;
 	sbx_scopeattr_t s;
-	char *src = make_tmpdir();
+	char *src;
 	int status;
 
 	REQUIRE_LANDLOCK();
@@ -216,6 +217,7 @@ START_TEST(test_fresh_reuse_sees_mounts)
 		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
 		return;
 	}
+	src = make_tmpdir();
 	tree_make(&t);
 	write_file(join(src, "mounted"), "m\n", 0644);
 	sbx_scopeattr_init(&s);

@@ -217,7 +217,8 @@ int main(int argc, char **argv)
 		{ "strict", no_argument, NULL, OPT_FLAG },
 		{ NULL, 0, NULL, 0 },
 	};
-	sbx_scopeattr_t scope;
+	/* Static: alive until exit, whichever way sbxrun leaves. */
+	static sbx_scopeattr_t scope;
 	sbx_outcome_t outcome;
 	int opt, index, err, require = 0, want_status = 0, flags;
 	char *end;

@@ -125,6 +125,7 @@ static int fd_list(char **a)
 		return verdict(-1);
 	while ((e = readdir(d)))
 		fprintf(stderr, "entry %s\n", e->d_name);
+	closedir(d);
 	return verdict(0);
 }
 

@@ -109,7 +109,10 @@ int main(int argc, char **argv)
 		return done(symlink(a, b));
 	if (!strcmp(op, "list")) {
 		DIR *d = opendir(a);
-		return done(d ? 0 : -1);
+		int r = done(d ? 0 : -1);
+		if (d)
+			closedir(d);
+		return r;
 	}
 	if (!strcmp(op, "exec")) {
 		execv(a, argv + 2);
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
 				printf("%s %s\n", e->d_name, target);
 			}
 		}
+		closedir(d);
 		return 0;
 	}
 	fprintf(stderr, "fsop: unknown operation %s\n", op);

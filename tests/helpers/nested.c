@@ -22,6 +22,7 @@ int main(int argc, char **argv)
 	if (first >= argc)
 		return 2;
 	err = sbx_posix_spawnp(&pid, argv[first], NULL, NULL, &scope, argv + first, environ);
+	sbx_scopeattr_destroy(&scope);
 	if (err) {
 		fprintf(stderr, "nested: %s\n", sbx_strerror(err));
 		return 125;
