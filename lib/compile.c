@@ -276,8 +276,15 @@ static struct node *tree_find(const struct node *n, const char *name)
 
 struct mount {
 	unsigned dev_major, dev_minor;
-	char root[PATH_MAX];
-	char point[PATH_MAX];
+	char *root;  /* the mounted directory, from its filesystem's root */
+	char *point; /* where it is mounted */
+};
+
+/* The mount table as read, the strings of every struct mount in it. */
+struct mount_table {
+	struct mount *v;
+	size_t n;
+	char *text;
 };
 
 /* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
@@ -297,35 +304,73 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-static struct mount *read_mounts(size_t *count)
+/* Cuts the next blank-separated field out of *p, in place. */
+static char *field(char **p)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	struct mount *v = NULL, m;
-	size_t n = 0, cap = 0;
-	char *line = NULL;
-	size_t len = 0;
+	char *start = *p, *end = strchr(start, ' ');
 
-	if (!f)
+	if (!end)
 		return NULL;
-	while (getline(&line, &len, f) > 0) {
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &m.dev_major, &m.dev_minor, m.root,
-		           m.point) != 4)
+	*end = '\0';
+	*p = end + 1;
+	return start;
+}
+
+static int read_mounts(struct mount_table *t)
+{
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	size_t len = 0, room = 8192, cap = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return errno;
+	/* Read whole: the kernel builds it line by line anyway. */
+	for (;;) {
+		char *grown = len + 1 >= room || !t->text ? realloc(t->text, room *= 2) : t->text;
+
+		if (!grown) {
+			close(fd);
+			return ENOMEM;
+		}
+		t->text = grown;
+		if ((got = read(fd, t->text + len, room - len - 1)) <= 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	if (got < 0)
+		return errno;
+	t->text[len] = '\0';
+	for (char *line = t->text, *next; *line; line = next) {
+		char *p = line, *dev, *root, *point, *colon;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		/* id parent major:minor root point ... */
+		if (!field(&p) || !field(&p) || !(dev = field(&p)) || !(root = field(&p)) ||
+		    !(point = field(&p)) || !(colon = strchr(dev, ':')))
 			continue;
-		unescape(m.root);
-		unescape(m.point);
-		if (n == cap) {
-			struct mount *grown = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
+		if (t->n == cap) {
+			struct mount *grown = realloc(t->v, (cap = cap ? 2 * cap : 32) * sizeof(*grown));
 
 			if (!grown)
-				break;
-			v = grown;
+				return ENOMEM;
+			t->v = grown;
 		}
-		v[n++] = m;
+		unescape(root);
+		unescape(point);
+		t->v[t->n++] = (struct mount){ .dev_major = (unsigned)strtoul(dev, NULL, 10),
+		                               .dev_minor = (unsigned)strtoul(colon + 1, NULL, 10),
+		                               .root = root, .point = point };
 	}
-	free(line);
-	fclose(f);
-	*count = n;
-	return v;
+	return 0;
+}
+
+static void free_mounts(struct mount_table *t)
+{
+	free(t->v);
+	free(t->text);
 }
 
 struct ident;
@@ -338,6 +383,7 @@ struct compiler {
 	struct timespec started;
 	struct mount *mounts; /* the mount table, read once */
 	size_t nmounts;
+	struct mount_table table;
 	struct ident *idents; /* every tree node that exists, by inode */
 	size_t nidents;
 	struct fs_place *places; /* every denied or read-only path, in its filesystem */
@@ -426,24 +472,35 @@ static bool trusts_d_ino(int dirfd)
 	}
 }
 
-/* The mount on the entry name of the directory being expanded (the last
- * one made there, which is the one seen), or NULL. */
-static const struct mount *mount_on(const struct compiler *cc, const char *name)
+/* The mounts on entries of the directory being expanded, by the entry's
+ * name (in out, room for every mount): usually none, so that the entries
+ * are not each compared with the whole table. */
+static size_t mounts_here(const struct compiler *cc, const struct mount **out)
 {
-	size_t dlen = strlen(cc->path);
-	const struct mount *found = NULL;
+	size_t dlen = strlen(cc->path), n = 0;
 
 	for (size_t i = 0; i < cc->nmounts; i++) {
 		const char *mp = cc->mounts[i].point;
+		const char *base = strcmp(cc->path, "/") == 0 ? mp + 1 : mp + dlen + 1;
 
-		if (strcmp(cc->path, "/") == 0) {
-			if (mp[0] == '/' && strcmp(mp + 1, name) == 0)
-				found = &cc->mounts[i];
-		} else if (strncmp(mp, cc->path, dlen) == 0 && mp[dlen] == '/' &&
-		           strcmp(mp + dlen + 1, name) == 0) {
-			found = &cc->mounts[i];
-		}
+		if (strcmp(cc->path, "/") == 0 ? mp[0] == '/'
+		                               : strncmp(mp, cc->path, dlen) == 0 && mp[dlen] == '/')
+			if (*base && !strchr(base, '/'))
+				out[n++] = &cc->mounts[i];
 	}
+	return n;
+}
+
+/* The mount on entry name (the last one made there, which is the one
+ * seen), or NULL. */
+static const struct mount *mount_on(const struct mount *const *here, size_t n, size_t dlen,
+                                    const char *name)
+{
+	const struct mount *found = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(here[i]->point + dlen + 1, name) == 0)
+			found = here[i];
 	return found;
 }
 
@@ -453,7 +510,9 @@ struct fs_place {
 	unsigned dev_major, dev_minor;
 	char rel[2 * PATH_MAX];
 	const char *path;
-	uint64_t rights; /* what the scope grants there */
+	const struct mount *home; /* the mount it is seen through */
+	int mode;                 /* the scope's mode there */
+	uint64_t rights;          /* what the scope grants there */
 };
 
 static const char *suffix_after(const char *prefix, const char *path);
@@ -469,6 +528,7 @@ static bool place_of(const struct compiler *cc, const char *path, struct fs_plac
 			home = &cc->mounts[i];
 	if (!home)
 		return false;
+	out->home = home;
 	out->dev_major = home->dev_major;
 	out->dev_minor = home->dev_minor;
 	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(home->root, "/") ? home->root : "",
@@ -692,12 +752,22 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 	struct listing l = { 0 };
 	int err = list_dir(dirfd, &l);
 	bool d_ino_ok = trusts_d_ino(dirfd);
+	const struct mount **here = malloc((cc->nmounts + 1) * sizeof(*here));
+	size_t nhere;
+
+	if (!here) {
+		cc->err = ENOMEM;
+		listing_free(&l);
+		return;
+	}
+	nhere = mounts_here(cc, here);
 
 	if (err) {
 		if (err == ENOMEM)
 			cc->err = ENOMEM;
 		else
 			drop(cc, "", err, DROP_UNLISTED);
+		free(here);
 		listing_free(&l);
 		return;
 	}
@@ -722,7 +792,8 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 			drop(cc, name, errno, DROP_FAILED);
 			continue;
 		}
-		mnt = mount_on(cc, name);
+		mnt = nhere ? mount_on(here, nhere, strcmp(cc->path, "/") ? strlen(cc->path) : 0, name)
+		            : NULL;
 		/* A directory's identity is its entry's, unless something is
 		 * mounted there; anything else is looked at for its links. */
 		if ((type != DT_DIR || !d_ino_ok || mnt) && fstat(fd, &st)) {
@@ -748,6 +819,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		}
 		close(fd);
 	}
+	free(here);
 	listing_free(&l);
 }
 
@@ -827,28 +899,17 @@ static const char *suffix_after(const char *prefix, const char *path)
 
 /* Warns where a restricted path is also reachable, with wider rights, under
  * a second name: another mount of the same filesystem. */
-static void check_aliases(struct compiler *cc, const struct node *root, const char *path,
-                          int mode, const struct mount *mounts, size_t nm)
+static void check_aliases(struct compiler *cc, const struct node *root, const struct fs_place *p)
 {
-	const struct mount *home = NULL;
-	char rel[2 * PATH_MAX], alias[3 * PATH_MAX], real[3 * PATH_MAX];
+	char alias[3 * PATH_MAX], real[3 * PATH_MAX];
+	const char *path = p->path, *rel = p->rel;
+	int mode = p->mode;
 	struct stat a, b;
 
-	for (size_t i = 0; i < nm; i++)
-		if (covers(mounts[i].point, path) &&
-		    (!home || strlen(mounts[i].point) >= strlen(home->point)))
-			home = &mounts[i];
-	if (!home)
-		return;
-	snprintf(rel, sizeof(rel), "%s%s", strcmp(home->root, "/") ? home->root : "",
-	         suffix_after(home->point, path));
-	if (!rel[0])
-		strcpy(rel, "/");
+	for (size_t i = 0; i < cc->nmounts; i++) {
+		const struct mount *m = &cc->mounts[i];
 
-	for (size_t i = 0; i < nm; i++) {
-		const struct mount *m = &mounts[i];
-
-		if (m == home || m->dev_major != home->dev_major || m->dev_minor != home->dev_minor)
+		if (m == p->home || m->dev_major != p->dev_major || m->dev_minor != p->dev_minor)
 			continue;
 		if (covers(m->root, rel)) {
 			/* The mount shows the restricted path itself. */
@@ -1062,7 +1123,10 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((err = build_tree(scope, root, resolved, out)))
 		goto fail;
 	tree_settle(root, cc->rights.dir, &cc->rights);
-	cc->mounts = read_mounts(&cc->nmounts);
+	if (read_mounts(&cc->table) == 0) {
+		cc->mounts = cc->table.v;
+		cc->nmounts = cc->table.n;
+	}
 	if (root->nkids) {
 		char path[PATH_MAX] = "/";
 
@@ -1077,8 +1141,9 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		for (size_t i = 0; i < scope->nrules; i++)
 			if (scope->rules[i].mode != SBX_MODE_ALLOW &&
 			    place_of(cc, resolved[i], &cc->places[cc->nplaces])) {
+				cc->places[cc->nplaces].mode = mode_at(root, resolved[i]);
 				cc->places[cc->nplaces].rights =
-					mode_rights(&cc->rights, mode_at(root, resolved[i]));
+					mode_rights(&cc->rights, cc->places[cc->nplaces].mode);
 				cc->nplaces++;
 			}
 	}
@@ -1111,10 +1176,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((err = cc->err))
 		goto fail;
 
-	for (size_t i = 0; root->nkids && cc->mounts && i < scope->nrules; i++)
-		if (scope->rules[i].mode != SBX_MODE_ALLOW)
-			check_aliases(cc, root, resolved[i], mode_at(root, resolved[i]), cc->mounts,
-			              cc->nmounts);
+	for (size_t i = 0; i < cc->nplaces; i++)
+		check_aliases(cc, root, &cc->places[i]);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
 	err = 0;
@@ -1130,7 +1193,7 @@ done:
 			free(cc->idents[i].path);
 		free(cc->idents);
 		free(cc->places);
-		free(cc->mounts);
+		free_mounts(&cc->table);
 	}
 	free(cc);
 	return err;
