@@ -22,6 +22,7 @@ Suite *suite_confine(void);
 Suite *suite_outcomes(void);
 Suite *suite_sbxrun(void);
 Suite *suite_controls(void);
+Suite *suite_errors(void);
 Suite *suite_escape(void);
 
 /* A fresh temporary directory (absolute); removed by rm_rf. */

@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, suite_outcomes());
 	srunner_add_suite(sr, suite_sbxrun());
 	srunner_add_suite(sr, suite_controls());
+	srunner_add_suite(sr, suite_errors());
 	srunner_add_suite(sr, suite_escape());
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);

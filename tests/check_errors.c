@@ -1,0 +1,401 @@
+/* Every error number the manual pages document, provoked for real: memory
+ * exhaustion injected allocation by allocation, an unprivileged caller, a
+ * seccomp filter, limits and files in the way. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define FSOP HELPER_DIR "/fsop"
+
+/* ---- failing allocations ------------------------------------------------ */
+
+/* glibc lets a program replace malloc, and its own functions (strdup,
+ * opendir, ...) then allocate through the replacement too.  Sanitizers
+ * replace it themselves, so there this is off and the tests say so. */
+#if !defined(__SANITIZE_ADDRESS__)
+#define CAN_FAIL_ALLOCATIONS 1
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+/* -1: allocations succeed; n >= 0: the allocation after n more fails. */
+static atomic_int countdown = -1;
+
+static int fails(void)
+{
+	int n = atomic_load(&countdown);
+
+	if (n < 0)
+		return 0;
+	atomic_store(&countdown, n - 1);
+	if (n == 0) {
+		errno = ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
+void *malloc(size_t size)
+{
+	return fails() ? NULL : __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	return fails() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	return fails() ? NULL : __libc_realloc(p, size);
+}
+#else
+#define CAN_FAIL_ALLOCATIONS 0
+static atomic_int countdown = -1;
+#endif
+
+#define REQUIRE_FAILING_ALLOCATIONS()                                                     \
+	do {                                                                              \
+		if (!CAN_FAIL_ALLOCATIONS) {                                              \
+			fprintf(stderr, "SKIP %s: the sanitizer owns malloc\n", __func__); \
+			return;                                                           \
+		}                                                                         \
+	} while (0)
+
+/* Calls fn with the k-th allocation failing, for k = 0, 1, ... until it
+ * succeeds: every failure must be ENOMEM, and the last call must work. */
+#define EVERY_ALLOCATION_FAILS(call, undo)                                                \
+	do {                                                                              \
+		int k_, r_;                                                               \
+		for (k_ = 0; k_ < 10000; k_++) {                                          \
+			atomic_store(&countdown, k_);                                     \
+			r_ = (call);                                                      \
+			atomic_store(&countdown, -1);                                     \
+			if (r_ == 0)                                                      \
+				break;                                                    \
+			ck_assert_msg(r_ == ENOMEM, "allocation %d failing: %s", k_,    \
+			              sbx_strerror(r_));                                  \
+			undo;                                                             \
+		}                                                                         \
+		ck_assert_msg(k_ > 0, "no allocation was made");                          \
+		ck_assert_int_lt(k_, 10000);                                              \
+	} while (0)
+
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+START_TEST(test_enomem_objects)
+{
+	sbx_scopeattr_t s;
+	sbx_file_actions_t fa;
+
+	REQUIRE_FAILING_ALLOCATIONS();
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_init(&s), (void)0);
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_adddeny(&s, "/a"), (void)0);
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_addallow(&s, "/a/b"), (void)0);
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_addreadonly(&s, "/c"), (void)0);
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_allowtcp(&s, SBX_TCP_CONNECT, 443), (void)0);
+	sbx_scopeattr_destroy(&s);
+
+	/* Each on a new object, so that its first add has to allocate. */
+#define ON_NEW_ACTIONS(call)                                                    \
+	do {                                                                    \
+		sbx_file_actions_init(&fa);                                     \
+		EVERY_ALLOCATION_FAILS(call, (void)0);                          \
+		ck_assert_int_eq(fa.__used, 1);                                 \
+		sbx_file_actions_destroy(&fa);                                  \
+	} while (0)
+	ON_NEW_ACTIONS(sbx_file_actions_addopen(&fa, 3, "/x", O_RDONLY, 0));
+	ON_NEW_ACTIONS(sbx_file_actions_addclose(&fa, 3));
+	ON_NEW_ACTIONS(sbx_file_actions_adddup2(&fa, 1, 2));
+	ON_NEW_ACTIONS(sbx_file_actions_addchdir(&fa, "/"));
+	ON_NEW_ACTIONS(sbx_file_actions_addfchdir(&fa, 0));
+	ON_NEW_ACTIONS(sbx_file_actions_addclosefrom(&fa, 3));
+	ON_NEW_ACTIONS(sbx_file_actions_addtcsetpgrp(&fa, 0));
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_destroy(&fa);
+}
+END_TEST
+
+static int reap_all(void)
+{
+	int n = 0;
+
+	while (waitpid(-1, NULL, 0) > 0)
+		n++;
+	return n;
+}
+
+START_TEST(test_enomem_spawn_and_compile)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	sbx_file_actions_t fa;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	pid_t pid = 0;
+	int fds;
+
+	REQUIRE_LANDLOCK();
+	REQUIRE_FAILING_ALLOCATIONS();
+	tree_make(&t);
+	argv[2] = t.secret;
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	sbx_scopeattr_addallow(&s, t.secret);
+	sbx_scopeattr_adddeny(&s, join(t.mine, "missing/deeper"));
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	fds = count_fds();
+	/* Out of memory anywhere in the compile: ENOMEM and no child, never a
+	 * child that runs unconfined; and no descriptor left behind. */
+	EVERY_ALLOCATION_FAILS(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ),
+	                       ck_assert_int_eq(reap_all(), 0);
+	                       ck_assert_int_eq(count_fds(), fds));
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0); /* the re-admitted file */
+	sbx_file_actions_destroy(&fa);
+	EVERY_ALLOCATION_FAILS(sbx_scopeattr_compile(&s), (void)0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+static void *outcome_in_new_thread(void *arg)
+{
+	sbx_outcome_t oc;
+
+	(void)arg;
+	atomic_store(&countdown, 0);
+	long r = sbx_outcome_get(&oc);
+	atomic_store(&countdown, -1);
+	return (void *)r;
+}
+
+START_TEST(test_enomem_outcome)
+{
+	pthread_t t;
+	void *r;
+
+	REQUIRE_FAILING_ALLOCATIONS();
+	/* A thread's record is made at its first question. */
+	ck_assert_int_eq(pthread_create(&t, NULL, outcome_in_new_thread, NULL), 0);
+	pthread_join(t, &r);
+	ck_assert_int_eq((long)r, ENOMEM);
+}
+END_TEST
+
+/* ---- a destroyed scope, for every function that takes one --------------- */
+
+START_TEST(test_einval_destroyed_scope)
+{
+	sbx_scopeattr_t s;
+	int v;
+	char *argv[] = { "true", NULL };
+
+	sbx_scopeattr_init(&s);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, quiet, NULL), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setabi(&s, 1), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_getabi(&s, &v), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_allowtcp(&s, SBX_TCP_BIND, 80), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, "/x"), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, "/x"), EINVAL);
+	ck_assert_int_eq(sbx_execve("/bin/true", &s, argv, environ), EINVAL);
+	ck_assert_int_eq(sbx_execvpe("true", &s, argv, environ), EINVAL);
+	ck_assert_int_eq(sbx_posix_spawnp(NULL, "true", NULL, NULL, &s, argv, environ), EINVAL);
+}
+END_TEST
+
+/* ---- sbx_execve's own ------------------------------------------------------ */
+
+START_TEST(test_execve_errors)
+{
+	sbx_scopeattr_t s;
+	char *argv[] = { "x", NULL };
+	char loop[64];
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	ck_assert_int_eq(sbx_execvpe("", &s, argv, environ), ENOENT);
+	ck_assert_int_eq(sbx_execvpe("", NULL, argv, environ), ENOENT);
+	/* A scope path that cannot be resolved: nothing applied, no exec. */
+	snprintf(loop, sizeof(loop), "/tmp/sbxloop-e.%d", getpid());
+	ck_assert_int_eq(symlink(loop, loop), 0);
+	sbx_scopeattr_adddeny(&s, loop);
+	if (landlock_abi() > 0)
+		ck_assert_int_eq(sbx_execve("/bin/true", &s, argv, environ), ELOOP);
+	unlink(loop);
+	sbx_scopeattr_destroy(&s);
+
+}
+END_TEST
+
+START_TEST(test_execve_enotsup)
+{
+	sbx_scopeattr_t s;
+	char *argv[] = { "x", NULL };
+
+	/* No Landlock (before this process asked) and SBX_SCOPE_REQUIRE:
+	 * ENOTSUP, nothing applied. */
+	seccomp_fail(SYS_landlock_create_ruleset, ENOSYS);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, "/nonexistent");
+	sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE);
+	ck_assert_int_eq(sbx_execve("/bin/true", &s, argv, environ), ENOTSUP);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), ENOTSUP);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- paths the compile cannot resolve ------------------------------------ */
+
+START_TEST(test_path_errors)
+{
+	sbx_scopeattr_t s;
+	char *argv[] = { "true", NULL };
+	char *longpath = malloc(PATH_MAX + 64), *dir;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	memset(longpath, 'a', PATH_MAX + 63);
+	longpath[0] = '/';
+	longpath[PATH_MAX + 63] = '\0';
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, longpath);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), ENAMETOOLONG);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), ENAMETOOLONG);
+	ck_assert_int_eq(sbx_execve("/bin/true", &s, argv, environ), ENAMETOOLONG);
+	sbx_scopeattr_destroy(&s);
+	free(longpath);
+
+	/* A path below a directory the caller may not search: EACCES, as for
+	 * any lookup.  Needs a caller without the power to bypass that. */
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s (EACCES part): needs root to become another user\n", __func__);
+		return;
+	}
+	dir = make_tmpdir();
+	chmod(dir, 0700);
+	mkdir(join(dir, "inner"), 0755);
+	ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, join(dir, "inner"));
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), EACCES);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), EACCES);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	sbx_scopeattr_destroy(&s);
+	free(dir);
+}
+END_TEST
+
+/* ---- the child's errors that the differential suite does not reach ------- */
+
+START_TEST(test_child_errors)
+{
+	char *argv[] = { "true", NULL };
+	char **big;
+	size_t n = 4096;
+	sbx_file_actions_t fa;
+	posix_spawn_file_actions_t g;
+	char *dir = make_tmpdir(), prog[4096];
+	int fd;
+	pid_t pid;
+
+	/* E2BIG: more arguments than exec takes, as posix_spawn says. */
+	big = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		big[i] = malloc(2048);
+		memset(big[i], 'x', 2047);
+		big[i][2047] = '\0';
+	}
+	ck_assert_int_eq(posix_spawn(&pid, "/bin/true", NULL, NULL, big, environ), E2BIG);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, big, environ), E2BIG);
+	for (size_t i = 0; i < n; i++)
+		free(big[i]);
+	free(big);
+
+	/* ETXTBSY: a program open for writing. */
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	write_file(prog, "#!/bin/sh\nexit 0\n", 0755);
+	fd = open(prog, O_WRONLY | O_CLOEXEC);
+	ck_assert_int_eq(posix_spawn(&pid, prog, NULL, NULL, argv, environ), ETXTBSY);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, prog, NULL, NULL, NULL, argv, environ), ETXTBSY);
+	close(fd);
+
+	/* ENOTTY: tcsetpgrp on what is not a terminal. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	posix_spawn_file_actions_init(&g);
+	sbx_file_actions_init(&fa);
+	posix_spawn_file_actions_addtcsetpgrp_np(&g, fd);
+	sbx_file_actions_addtcsetpgrp(&fa, fd);
+	ck_assert_int_eq(posix_spawn(&pid, "/bin/true", &g, NULL, argv, environ), ENOTTY);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, NULL, argv, environ), ENOTTY);
+	sbx_file_actions_destroy(&fa);
+	posix_spawn_file_actions_destroy(&g);
+	close(fd);
+
+	/* EBADF: fchdir to a descriptor that is not open. */
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addfchdir(&fa, 777);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, NULL, argv, environ), EBADF);
+	sbx_file_actions_destroy(&fa);
+	rm_rf(dir);
+	free(dir);
+
+	/* As another user: EACCES from chdir, and EAGAIN from the clone when
+	 * the process limit is reached. */
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s (user part): needs root to become another user\n", __func__);
+		return;
+	}
+	struct rlimit none = { 0, 0 };
+	ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addchdir(&fa, "/root");
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, NULL, argv, environ), EACCES);
+	sbx_file_actions_destroy(&fa);
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &none), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, argv, environ), EAGAIN);
+}
+END_TEST
+
+Suite *suite_errors(void)
+{
+	Suite *s = suite_create("errors");
+	TCase *tc = tcase_create("documented");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_test(tc, test_enomem_objects);
+	tcase_add_test(tc, test_enomem_spawn_and_compile);
+	tcase_add_test(tc, test_enomem_outcome);
+	tcase_add_test(tc, test_einval_destroyed_scope);
+	tcase_add_test(tc, test_execve_errors);
+	tcase_add_test(tc, test_execve_enotsup);
+	tcase_add_test(tc, test_path_errors);
+	tcase_add_test(tc, test_child_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
