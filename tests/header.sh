@@ -1,16 +1,43 @@
 #!/bin/sh
-# The public header stands alone: strict C99, and C++.
+# The public header stands alone (strict C99, and C++), and a program built
+# against it links with the built library and runs.
 set -eu
 inc="$top_srcdir/include"
+libdir="$top_builddir/lib/.libs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '#include <sbxspawn/sbxspawn.h>\nint main(void) { sbx_scopeattr_t s; sbx_file_actions_t f; (void)s; (void)f; return 0; }\n' > "$tmp/h.c"
+cat > "$tmp/h.c" <<'PROG'
+#include <sbxspawn/sbxspawn.h>
+#include <stdio.h>
+int main(void)
+{
+	sbx_scopeattr_t s;
+	sbx_file_actions_t f;
+	sbx_outcome_t o;
+	int flags = -1;
+
+	if (sbx_scopeattr_init(&s) || sbx_file_actions_init(&f) ||
+	    sbx_scopeattr_adddeny(&s, "/nonexistent") || sbx_scopeattr_getflags(&s, &flags) ||
+	    sbx_outcome_get(&o) || flags != 0)
+		return 1;
+	sbx_file_actions_destroy(&f);
+	sbx_scopeattr_destroy(&s);
+	puts(sbx_strerror(SBX_EREFUSED));
+	return 0;
+}
+PROG
 ${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror -I"$inc" -c "$tmp/h.c" -o "$tmp/h.o"
 echo "header: compiles alone as C99 -pedantic -Werror"
+${CC:-cc} "$tmp/h.o" -L"$libdir" -lsbxspawn -o "$tmp/h"
+LD_LIBRARY_PATH="$libdir" "$tmp/h" > "$tmp/out"
+grep -q 'Landlock refused the ruleset' "$tmp/out"
+echo "link: a C program links with the built library and runs"
 if command -v "${CXX:-c++}" >/dev/null 2>&1; then
 	cp "$tmp/h.c" "$tmp/h.cc"
-	${CXX:-c++} -std=c++11 -pedantic -Wall -Wextra -Werror -I"$inc" -c "$tmp/h.cc" -o "$tmp/hxx.o"
-	echo "header: compiles as C++11"
+	${CXX:-c++} -std=c++11 -pedantic -Wall -Wextra -Werror -I"$inc" "$tmp/h.cc" \
+		-L"$libdir" -lsbxspawn -o "$tmp/hxx"
+	LD_LIBRARY_PATH="$libdir" "$tmp/hxx" > /dev/null
+	echo "header: compiles, links and runs as C++11"
 else
 	echo "header: SKIP C++ check, no C++ compiler"
 	exit 77
