@@ -582,24 +582,16 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		*pidp = pid;
 	}
 out:
-	if (scope) {
-		int confinement = rs ? rs->confinement : SBX_OUTCOME_NONE;
-
-		if (c.res.stage == SBX_STAGE_CONFINE) {
-			confinement = SBX_OUTCOME_REFUSED;
-			sbx__event(scope, SBX_EVENT_REFUSED, c.res.err, file, NULL,
-			           "%s: not run: Landlock refused the ruleset (%s)", file,
-			           strerror(c.res.err));
-		}
-		sbx__outcome_record(confinement, rs, c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
-		                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
-		                    c.res.stage ? c.res.err : err);
-	} else {
-		sbx__outcome_record(SBX_OUTCOME_NONE, NULL,
-		                    c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
-		                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
-		                    c.res.stage ? c.res.err : err);
-	}
+	if (c.res.stage == SBX_STAGE_CONFINE)
+		sbx__event(scope, SBX_EVENT_REFUSED, c.res.err, file, NULL,
+		           "%s: not run: Landlock refused the ruleset (%s)", file,
+		           strerror(c.res.err));
+	sbx__outcome_record(c.res.stage == SBX_STAGE_CONFINE ? SBX_OUTCOME_REFUSED
+	                    : rs                             ? rs->confinement
+	                                                     : SBX_OUTCOME_NONE,
+	                    rs, c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
+	                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
+	                    c.res.stage ? c.res.err : err);
 	sbx__scope_put(rs);
 	return err;
 }
