@@ -93,7 +93,11 @@ static int resolve_plain(const char *path, char *out, bool *plain)
 			continue;
 		}
 		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			/* out is already resolved, so this is its physical parent. */
+			/* out is already resolved, so this is its physical parent.
+			 * What it passed through is not on the resolved path, and
+			 * not stamped: the path must be resolved again to reuse. */
+			if (plain)
+				*plain = false;
 			path_pop(out);
 			p = *end ? end + 1 : end;
 			continue;
@@ -275,6 +279,7 @@ static struct node *tree_find(const struct node *n, const char *name)
 /* ---- the mount table ------------------------------------------------- */
 
 struct mount {
+	unsigned long id; /* as statx(2) gives it in stx_mnt_id */
 	unsigned dev_major, dev_minor;
 	char *root;  /* the mounted directory, from its filesystem's root */
 	char *point; /* where it is mounted */
@@ -342,13 +347,13 @@ static int read_mounts(struct mount_table *t)
 		return errno;
 	t->text[len] = '\0';
 	for (char *line = t->text, *next; *line; line = next) {
-		char *p = line, *dev, *root, *point, *colon;
+		char *p = line, *id, *dev, *root, *point, *colon;
 
 		next = strchrnul(line, '\n');
 		if (*next)
 			*next++ = '\0';
 		/* id parent major:minor root point ... */
-		if (!field(&p) || !field(&p) || !(dev = field(&p)) || !(root = field(&p)) ||
+		if (!(id = field(&p)) || !field(&p) || !(dev = field(&p)) || !(root = field(&p)) ||
 		    !(point = field(&p)) || !(colon = strchr(dev, ':')))
 			continue;
 		if (t->n == cap) {
@@ -360,7 +365,8 @@ static int read_mounts(struct mount_table *t)
 		}
 		unescape(root);
 		unescape(point);
-		t->v[t->n++] = (struct mount){ .dev_major = (unsigned)strtoul(dev, NULL, 10),
+		t->v[t->n++] = (struct mount){ .id = strtoul(id, NULL, 10),
+		                               .dev_major = (unsigned)strtoul(dev, NULL, 10),
 		                               .dev_minor = (unsigned)strtoul(colon + 1, NULL, 10),
 		                               .root = root, .point = point };
 	}
@@ -386,7 +392,7 @@ struct compiler {
 	struct mount_table table;
 	struct ident *idents; /* every tree node that exists, by inode */
 	size_t nidents;
-	struct fs_place *places; /* every denied or read-only path, in its filesystem */
+	struct fs_place *places; /* every configured path, in its filesystem */
 	size_t nplaces;
 	size_t dropped_cap;
 	char path[PATH_MAX]; /* the directory being worked on */
@@ -518,40 +524,119 @@ struct fs_place {
 static const char *suffix_after(const char *prefix, const char *path);
 static int mode_at(const struct node *root, const char *path);
 
+static const struct mount *mount_by_id(const struct compiler *cc, unsigned long id)
+{
+	for (size_t i = 0; i < cc->nmounts; i++)
+		if (cc->mounts[i].id == id)
+			return &cc->mounts[i];
+	return NULL;
+}
+
+/* The mount an open file or a path is seen through: by its mount id, which
+ * no order of the table or moving of mounts can confuse. */
+static const struct mount *mount_of(const struct compiler *cc, int dirfd, const char *path)
+{
+	struct statx sx;
+
+	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | (*path ? 0 : AT_EMPTY_PATH), STATX_MNT_ID, &sx) ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return NULL;
+	return mount_by_id(cc, (unsigned long)sx.stx_mnt_id);
+}
+
+/* Where path is in its filesystem.  A path that does not exist is placed
+ * through its nearest existing ancestor. */
 static bool place_of(const struct compiler *cc, const char *path, struct fs_place *out)
 {
-	const struct mount *home = NULL;
+	char known[PATH_MAX];
+	const struct mount *m = NULL;
 
-	for (size_t i = 0; i < cc->nmounts; i++)
-		if (covers(cc->mounts[i].point, path) &&
-		    (!home || strlen(cc->mounts[i].point) >= strlen(home->point)))
-			home = &cc->mounts[i];
-	if (!home)
+	snprintf(known, sizeof(known), "%s", path);
+	while (!(m = mount_of(cc, AT_FDCWD, known)) && strcmp(known, "/"))
+		path_pop(known);
+	if (!m || !covers(m->point, known))
 		return false;
-	out->home = home;
-	out->dev_major = home->dev_major;
-	out->dev_minor = home->dev_minor;
-	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(home->root, "/") ? home->root : "",
-	         suffix_after(home->point, path));
+	out->home = m;
+	out->dev_major = m->dev_major;
+	out->dev_minor = m->dev_minor;
+	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
+	         suffix_after(m->point, path));
 	if (!out->rel[0])
 		strcpy(out->rel, "/");
 	out->path = path;
 	return true;
 }
 
-/* Whether mount m shows a part of a denied or read-only path, where
- * granting its root `rights' would grant more than the scope does there. */
-static const struct fs_place *mount_inside_restriction(const struct compiler *cc,
-                                                       const struct mount *m, uint64_t rights)
+/* What the scope allows on a grant to the inode at (dev, rel) of its
+ * filesystem, whatever name it is reached by: the rights of the nearest
+ * configured place above or at it, less any right a configured place
+ * beneath it withholds (a grant holds on everything beneath its inode).
+ * places: those that can matter, as relevant_places() picks them. */
+static uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
+                         unsigned min, const char *rel, uint64_t rights,
+                         const struct fs_place **why)
 {
+	size_t best = 0;
+	const struct fs_place *nearest = NULL, *under = NULL;
+	uint64_t above = ~0ULL, below = ~0ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fs_place *p = places[i];
+		size_t len = strlen(p->rel);
+
+		if (p->dev_major != maj || p->dev_minor != min)
+			continue;
+		if (covers(p->rel, rel)) {
+			if (!nearest || len > best) {
+				best = len;
+				above = p->rights;
+				nearest = p;
+			} else if (len == best) {
+				above |= p->rights; /* one path twice: the widest */
+			}
+		} else if (covers(rel, p->rel) && (rights & ~p->rights)) {
+			below &= p->rights;
+			under = p;
+		}
+	}
+	if (why)
+		*why = (rights & ~above) ? nearest : under;
+	return rights & above & below;
+}
+
+/* The places that can bear on the directory d and its entries: on its
+ * device, above it or beneath it. */
+static size_t relevant_places(const struct compiler *cc, const struct fs_place *d,
+                              const struct fs_place **out)
+{
+	size_t n = 0;
+
 	for (size_t i = 0; i < cc->nplaces; i++) {
 		const struct fs_place *p = &cc->places[i];
 
-		if (p->dev_major == m->dev_major && p->dev_minor == m->dev_minor &&
-		    covers(p->rel, m->root) && (rights & ~p->rights))
-			return p;
+		if (p->dev_major == d->dev_major && p->dev_minor == d->dev_minor &&
+		    (covers(p->rel, d->rel) || covers(d->rel, p->rel)))
+			out[n++] = p;
 	}
-	return NULL;
+	return n;
+}
+
+/* Where the directory open as dirfd, reached as cc->path, is. */
+static bool place_dir(const struct compiler *cc, int dirfd, struct fs_place *out)
+{
+	const struct mount *m = mount_of(cc, dirfd, "");
+
+	if (!m || !covers(m->point, cc->path))
+		return false;
+	out->home = m;
+	out->dev_major = m->dev_major;
+	out->dev_minor = m->dev_minor;
+	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
+	         suffix_after(m->point, cc->path));
+	if (!out->rel[0])
+		strcpy(out->rel, "/");
+	out->path = NULL;
+	return true;
 }
 
 /* ---- emitting the rules ---------------------------------------------- */
@@ -610,7 +695,7 @@ static bool stamp_matches(const struct sbx_stamp *sp)
 /* One grant could not be added: the path stays unreachable.  `listing':
  * it was a directory whose entries could not be listed, so none of them
  * got their grants. */
-enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED };
+enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED };
 
 static void drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
@@ -640,6 +725,10 @@ static void drop(struct compiler *cc, const char *name, int err, enum drop_reaso
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "the entries of %s stay unreachable: it could not be listed (%s)", full,
 		           strerror(err));
+	else if (why == DROP_UNPLACED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s and what is below it stay unreachable: the mount table does not say "
+		           "where it is", full);
 	else if (why == DROP_LINKED)
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: it has other names (hard links) that a denial may "
@@ -747,20 +836,24 @@ nomem:
  * a configured path.  Symlinks are never followed, and get nothing: a rule
  * on a link grants nothing, its target has its own. */
 static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t dev,
-                   uint64_t rights)
+                   const struct fs_place *dirp, uint64_t rights)
 {
 	struct listing l = { 0 };
 	int err = list_dir(dirfd, &l);
 	bool d_ino_ok = trusts_d_ino(dirfd);
 	const struct mount **here = malloc((cc->nmounts + 1) * sizeof(*here));
-	size_t nhere;
+	const struct fs_place **near = malloc((cc->nplaces + 1) * sizeof(*near));
+	size_t nhere, nnear;
 
-	if (!here) {
+	if (!here || !near) {
 		cc->err = ENOMEM;
+		free(here);
+		free(near);
 		listing_free(&l);
 		return;
 	}
 	nhere = mounts_here(cc, here);
+	nnear = dirp ? relevant_places(cc, dirp, near) : 0;
 
 	if (err) {
 		if (err == ENOMEM)
@@ -768,6 +861,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		else
 			drop(cc, "", err, DROP_UNLISTED);
 		free(here);
+		free(near);
 		listing_free(&l);
 		return;
 	}
@@ -779,9 +873,10 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		const char *name = l.names + l.v[i].name;
 		unsigned char type = l.v[i].type;
 		const struct ident *same;
-		const struct mount *mnt;
-		const struct fs_place *inside;
-		char alias[PATH_MAX + NAME_MAX + 2];
+		const struct mount *mnt, *root_of = NULL;
+		const struct fs_place *why = NULL;
+		char alias[PATH_MAX + NAME_MAX + 2], rel[3 * PATH_MAX];
+		uint64_t allowed;
 		struct stat st = { .st_dev = dev, .st_ino = l.v[i].ino };
 		int fd;
 
@@ -804,14 +899,33 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		if (type == DT_UNKNOWN)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
+		/* Where the entry really is: the root of another mount, or a
+		 * name in this directory's own filesystem. */
+		allowed = rights;
+		if (dirp) {
+			if (mnt && (root_of = mount_of(cc, fd, "")) && root_of->id == dirp->home->id)
+				root_of = NULL;
+			if (root_of)
+				snprintf(rel, sizeof(rel), "%s", root_of->root);
+			else
+				snprintf(rel, sizeof(rel), "%s/%s", strcmp(dirp->rel, "/") ? dirp->rel : "",
+				         name);
+			allowed = fs_clamp(near, nnear, root_of ? root_of->dev_major : dirp->dev_major,
+			                   root_of ? root_of->dev_minor : dirp->dev_minor, rel, rights,
+			                   &why);
+		}
 		if ((same = find_ident(cc, st.st_dev, st.st_ino))) {
 			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, alias,
 			           "%s is also %s (a bind mount or a hard link); that name is not granted",
 			           same->path, alias);
-		} else if (mnt && (inside = mount_inside_restriction(cc, mnt, rights))) {
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, inside->path, alias,
-			           "%s shows a part of %s (a bind mount); that name is not granted", alias,
-			           inside->path);
+		} else if (allowed != rights && type != DT_LNK) {
+			/* A second name of a part of a denied or read-only path. */
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
+			           "%s shows a part of %s (a bind mount); %s", alias,
+			           why ? why->path : "a restricted path",
+			           allowed ? "it is granted only what that allows" : "it is not granted");
+			if (allowed)
+				grant(cc, fd, type == DT_DIR, allowed, name);
 		} else if (type != DT_DIR && type != DT_LNK && st.st_nlink > 1) {
 			drop(cc, name, EMLINK, DROP_LINKED);
 		} else if (type != DT_LNK) {
@@ -820,6 +934,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		close(fd);
 	}
 	free(here);
+	free(near);
 	listing_free(&l);
 }
 
@@ -829,12 +944,36 @@ static void emit(struct compiler *cc, const struct node *n, int dirfd, const str
                  uint64_t have)
 {
 	size_t base = strlen(cc->path);
+	struct fs_place place;
+	const struct fs_place **near, *why = NULL;
+	size_t nnear;
+	uint64_t own;
 
 	stamp(cc, st_n);
-	grant(cc, dirfd, true, n->common & ~have, "");
+	own = n->common & ~have;
+	if (cc->nplaces) {
+		/* Nothing is granted on a directory the mount table cannot
+		 * place: whether it shows something restricted is unknown. */
+		if (!place_dir(cc, dirfd, &place)) {
+			drop(cc, "", ENOENT, DROP_UNPLACED);
+			return;
+		}
+		if (!(near = malloc((cc->nplaces + 1) * sizeof(*near)))) {
+			cc->err = ENOMEM;
+			return;
+		}
+		nnear = relevant_places(cc, &place, near);
+		own = fs_clamp(near, nnear, place.dev_major, place.dev_minor, place.rel, own, &why);
+		free(near);
+	}
+	if (own != (n->common & ~have) && why)
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
+		           "%s shows a part of %s (a bind mount); it is granted only what that allows",
+		           cc->path, why->path);
+	grant(cc, dirfd, true, own, "");
 	have |= n->common;
 	if (n->want & ~have)
-		expand(cc, n, dirfd, st_n->st_dev, n->want & ~have);
+		expand(cc, n, dirfd, st_n->st_dev, cc->nplaces ? &place : NULL, n->want & ~have);
 
 	for (size_t i = 0; i < n->nkids && !cc->err; i++) {
 		const struct node *kid = n->kids[i];
@@ -897,6 +1036,26 @@ static const char *suffix_after(const char *prefix, const char *path)
 	return strcmp(prefix, "/") == 0 ? path : path + strlen(prefix);
 }
 
+/* Whether path's directory is a node of the tree (listed, if anything). */
+static bool parent_in_tree(const struct node *root, const char *path)
+{
+	const struct node *n = root;
+	const char *p = path + 1, *end;
+
+	while ((end = strchr(p, '/'))) {
+		const struct node *next = NULL;
+		size_t len = (size_t)(end - p);
+
+		for (size_t i = 0; n && i < n->nkids; i++)
+			if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, p, len))
+				next = n->kids[i];
+		if (!(n = next))
+			return false;
+		p = end + 1;
+	}
+	return n && n->nkids;
+}
+
 /* Warns where a restricted path is also reachable, with wider rights, under
  * a second name: another mount of the same filesystem. */
 static void check_aliases(struct compiler *cc, const struct node *root, const struct fs_place *p)
@@ -926,8 +1085,9 @@ static void check_aliases(struct compiler *cc, const struct node *root, const st
 		}
 		if (!alias[0])
 			strcpy(alias, "/");
-		if (mode_at(root, alias) <= mode || stat(alias, &a) || stat(real, &b) ||
-		    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		/* A name in a directory the compile lists was judged there. */
+		if (mode_at(root, alias) <= mode || parent_in_tree(root, alias) || stat(alias, &a) ||
+		    stat(real, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 			continue;
 		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, real, alias,
 		           "%s is also reachable as %s (a bind mount); the scope does not cover that name",
@@ -1094,7 +1254,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	int err = ENOMEM, rootfd;
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
-	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
+	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0,
+	                             .poll_lock = PTHREAD_MUTEX_INITIALIZER };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);
 	if (kernel_abi < 0) {
@@ -1123,12 +1284,15 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((err = build_tree(scope, root, resolved, out)))
 		goto fail;
 	tree_settle(root, cc->rights.dir, &cc->rights);
-	if (read_mounts(&cc->table) == 0) {
-		cc->mounts = cc->table.v;
-		cc->nmounts = cc->table.n;
-	}
 	if (root->nkids) {
 		char path[PATH_MAX] = "/";
+
+		/* Without the mount table no second name can be told apart:
+		 * fail rather than grant blind. */
+		if ((err = read_mounts(&cc->table)))
+			goto fail;
+		cc->mounts = cc->table.v;
+		cc->nmounts = cc->table.n;
 
 		if ((err = collect_idents(cc, root, path, sizeof(path))))
 			goto fail;
@@ -1139,8 +1303,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 			goto fail;
 		}
 		for (size_t i = 0; i < scope->nrules; i++)
-			if (scope->rules[i].mode != SBX_MODE_ALLOW &&
-			    place_of(cc, resolved[i], &cc->places[cc->nplaces])) {
+			if (place_of(cc, resolved[i], &cc->places[cc->nplaces])) {
 				cc->places[cc->nplaces].mode = mode_at(root, resolved[i]);
 				cc->places[cc->nplaces].rights =
 					mode_rights(&cc->rights, cc->places[cc->nplaces].mode);
@@ -1177,7 +1340,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		goto fail;
 
 	for (size_t i = 0; i < cc->nplaces; i++)
-		check_aliases(cc, root, &cc->places[i]);
+		if (cc->places[i].mode != SBX_MODE_ALLOW)
+			check_aliases(cc, root, &cc->places[i]);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
 	err = 0;
@@ -1230,12 +1394,15 @@ bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 
 	if (atomic_load(&rs->stale) || rs->nresolved != scope->nrules)
 		return false;
-	/* The mount table changed since the compile: poll() says so once, so
-	 * the verdict is kept for every other user of rs. */
-	if (poll(&pfd, 1, 0) != 0 || pfd.revents) {
+	/* The mount table changed since the compile: poll() says so once, to
+	 * one caller, so the verdict is kept for every other user of rs; the
+	 * lock makes the others wait for it. */
+	pthread_mutex_lock(&rs->poll_lock);
+	if (!atomic_load(&rs->stale) && (poll(&pfd, 1, 0) != 0 || pfd.revents))
 		atomic_store(&rs->stale, true);
+	pthread_mutex_unlock(&rs->poll_lock);
+	if (atomic_load(&rs->stale))
 		return false;
-	}
 	for (size_t i = 0; i < rs->nstamps; i++)
 		if (!stamp_matches(&rs->stamps[i]))
 			return false;

@@ -141,6 +141,7 @@ struct sbx_ruleset {
 	struct sbx_stamp *stamps;
 	size_t nstamps, stamps_cap;
 	int mounts_fd;     /* /proc/self/mountinfo, polled for changes; -1 */
+	pthread_mutex_t poll_lock;
 };
 
 /* Compiles scope against the filesystem as it is now.  Returns 0 with

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,6 +509,163 @@ START_TEST(test_hard_link_alias)
 }
 END_TEST
 
+/* In a private mount namespace (root only): a directory tree with a
+ * secret beneath a denied directory, and a second name of part of it. */
+static bool private_mounts(const char *name)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", name);
+		return false;
+	}
+	return true;
+}
+
+START_TEST(test_alias_directory_expanded)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	char sub[4096], alias[4096], *out;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	snprintf(sub, sizeof(sub), "%s/sub", t.other);
+	snprintf(alias, sizeof(alias), "%s/x", t.mine);
+	mkdir(sub, 0755);
+	mkdir(alias, 0755);
+	write_file(join(sub, "key"), "the-key\n", 0644);
+	ck_assert_int_eq(mount(sub, alias, NULL, MS_BIND, NULL), 0);
+	/* Denying something below the second name makes the compile list it:
+	 * its entries are inodes of the denied directory and must not be
+	 * granted, whichever name they are reached by. */
+	scope_make(&s, &seen, t.other);
+	sbx_scopeattr_adddeny(&s, join(alias, "nonexistent"));
+	argv[2] = (char *)join(sub, "key");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_ptr_null(strstr(out, "the-key"));
+	free(out);
+	argv[2] = (char *)join(alias, "key");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	ck_assert_int_ge(seen.count[SBX_EVENT_ALIAS], 1);
+	sbx_scopeattr_destroy(&s);
+	umount2(alias, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_alias_moved_mount)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	char sub[4096], staging[4096], x[4096], *out;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	snprintf(sub, sizeof(sub), "%s/sub", t.other);
+	snprintf(staging, sizeof(staging), "%s/staging", t.top);
+	snprintf(x, sizeof(x), "%s/x", t.projects);
+	mkdir(sub, 0755);
+	mkdir(staging, 0755);
+	mkdir(x, 0755);
+	write_file(join(sub, "key"), "the-key\n", 0644);
+	/* A bind made first, moved on top of a mount made later: the mount
+	 * table lists them by age, not by which one is seen. */
+	ck_assert_int_eq(mount(sub, staging, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount("none", x, "tmpfs", 0, NULL), 0);
+	ck_assert_int_eq(mount(staging, x, NULL, MS_MOVE, NULL), 0);
+	scope_make(&s, &seen, t.other);
+	argv[2] = (char *)join(sub, "key");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_ptr_null(strstr(out, "the-key"));
+	free(out);
+	argv[2] = (char *)join(x, "key");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	umount2(x, MNT_DETACH);
+	umount2(x, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_no_mount_table)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	argv[2] = t.secret;
+	scope_make(&s, &seen, t.other);
+	/* Without /proc no second name can be told apart: the spawn fails,
+	 * it does not grant blind. */
+	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), ENOENT);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_reuse_after_dotdot)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	char via[4096], y[4096], elsewhere[4096], *out;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* deny T/x/y/../../projects/other: T/x/y is walked through, but is
+	 * on no resolved path, so nothing stamps it. */
+	snprintf(y, sizeof(y), "%s/x/y", t.top);
+	mkdir(join(t.top, "x"), 0755);
+	mkdir(y, 0755);
+	snprintf(via, sizeof(via), "%s/../../projects/other", y);
+	scope_make(&s, &seen, via);
+	argv[2] = t.secret;
+	for (int i = 0; i < 40; i++) {
+		ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+		free(out);
+		usleep(60 * 1000);
+	}
+	/* y becomes a symlink: the same words now name another directory. */
+	snprintf(elsewhere, sizeof(elsewhere), "%s/e/f", t.third);
+	mkdir(join(t.third, "e"), 0755);
+	mkdir(elsewhere, 0755);
+	mkdir(join(t.third, "projects"), 0755);
+	mkdir(join(join(t.third, "projects"), "other"), 0755);
+	write_file(join(join(join(t.third, "projects"), "other"), "key"), "moved-key\n", 0644);
+	rmdir(y);
+	ck_assert_int_eq(symlink(elsewhere, y), 0);
+	argv[2] = (char *)join(join(join(t.third, "projects"), "other"), "key");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_ptr_null(strstr(out, "moved-key"));
+	free(out);
+	/* and the old target is a plain directory again */
+	argv[2] = t.secret;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
 Suite *suite_outcomes(void)
 {
 	Suite *s = suite_create("outcomes");
@@ -526,6 +684,10 @@ Suite *suite_outcomes(void)
 	tcase_add_test(tc, test_ignored_denials);
 	tcase_add_test(tc, test_bind_mount_alias);
 	tcase_add_test(tc, test_hard_link_alias);
+	tcase_add_test(tc, test_alias_directory_expanded);
+	tcase_add_test(tc, test_alias_moved_mount);
+	tcase_add_test(tc, test_no_mount_table);
+	tcase_add_test(tc, test_reuse_after_dotdot);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -295,10 +295,13 @@ int main(int argc, char **argv)
 		        argv[optind]);
 		return EXIT_FAILED;
 	}
-	fprintf(stderr, "sbxrun: %s: %s\n", argv[optind], sbx_strerror(err));
 	/* A scope that could not be compiled is sbxrun's failure; an exec
 	 * that failed is the command's, as env(1) tells them apart. */
-	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC)
+	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC) {
+		fprintf(stderr, "sbxrun: %s: not run: the scope could not be compiled: %s\n",
+		        argv[optind], sbx_strerror(err));
 		return EXIT_FAILED;
+	}
+	fprintf(stderr, "sbxrun: %s: %s\n", argv[optind], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
