@@ -616,6 +616,8 @@ START_TEST(test_no_mount_table)
 	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), ENOENT);
 	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	/* Back, for whatever reads it at exit (a leak checker does). */
+	ck_assert_int_eq(mount("proc", "/proc", "proc", 0, NULL), 0);
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }

@@ -26,16 +26,20 @@ int main(void)
 	return 0;
 }
 PROG
-${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror -I"$inc" -c "$tmp/h.c" -o "$tmp/h.o"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror ${CFLAGS:-} -I"$inc" -c "$tmp/h.c" -o "$tmp/h.o"
 echo "header: compiles alone as C99 -pedantic -Werror"
-${CC:-cc} "$tmp/h.o" -L"$libdir" -lsbxspawn -o "$tmp/h"
+# With the build's own flags: a sanitizer build needs its runtime linked in.
+# shellcheck disable=SC2086
+${CC:-cc} ${CFLAGS:-} "$tmp/h.o" ${LDFLAGS:-} -L"$libdir" -lsbxspawn -o "$tmp/h"
 LD_LIBRARY_PATH="$libdir" "$tmp/h" > "$tmp/out"
 grep -q 'Landlock refused the ruleset' "$tmp/out"
 echo "link: a C program links with the built library and runs"
 if command -v "${CXX:-c++}" >/dev/null 2>&1; then
 	cp "$tmp/h.c" "$tmp/h.cc"
-	${CXX:-c++} -std=c++11 -pedantic -Wall -Wextra -Werror -I"$inc" "$tmp/h.cc" \
-		-L"$libdir" -lsbxspawn -o "$tmp/hxx"
+	# shellcheck disable=SC2086
+	${CXX:-c++} -std=c++11 -pedantic -Wall -Wextra -Werror ${CFLAGS:-} -I"$inc" "$tmp/h.cc" \
+		${LDFLAGS:-} -L"$libdir" -lsbxspawn -o "$tmp/hxx"
 	LD_LIBRARY_PATH="$libdir" "$tmp/hxx" > /dev/null
 	echo "header: compiles, links and runs as C++11"
 else
