@@ -204,18 +204,14 @@ static void node_free(struct node *n)
 
 static struct node *node_child(struct node *n, const char *name, size_t len)
 {
+	struct node **grown;
+
 	for (size_t i = 0; i < n->nkids; i++)
 		if (strlen(n->kids[i]->name) == len && memcmp(n->kids[i]->name, name, len) == 0)
 			return n->kids[i];
-	if (n->nkids == n->cap) {
-		size_t cap = n->cap ? 2 * n->cap : 4;
-		struct node **grown = realloc(n->kids, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		n->kids = grown;
-		n->cap = cap;
-	}
+	if (!(grown = sbx__grow(n->kids, &n->cap, n->nkids + 1, sizeof(*n->kids))))
+		return NULL;
+	n->kids = grown;
 	return (n->kids[n->nkids] = node_new(name, len)) ? n->kids[n->nkids++] : NULL;
 }
 
@@ -348,6 +344,7 @@ static int read_mounts(struct mount_table *t)
 	t->text[len] = '\0';
 	for (char *line = t->text, *next; *line; line = next) {
 		char *p = line, *id, *dev, *root, *point, *colon;
+		struct mount *grown;
 
 		next = strchrnul(line, '\n');
 		if (*next)
@@ -356,13 +353,9 @@ static int read_mounts(struct mount_table *t)
 		if (!(id = field(&p)) || !field(&p) || !(dev = field(&p)) || !(root = field(&p)) ||
 		    !(point = field(&p)) || !(colon = strchr(dev, ':')))
 			continue;
-		if (t->n == cap) {
-			struct mount *grown = realloc(t->v, (cap = cap ? 2 * cap : 32) * sizeof(*grown));
-
-			if (!grown)
-				return ENOMEM;
-			t->v = grown;
-		}
+		if (!(grown = sbx__grow(t->v, &cap, t->n + 1, sizeof(*t->v))))
+			return ENOMEM;
+		t->v = grown;
 		unescape(root);
 		unescape(point);
 		t->v[t->n++] = (struct mount){ .id = strtoul(id, NULL, 10),
@@ -391,7 +384,7 @@ struct compiler {
 	size_t nmounts;
 	struct mount_table table;
 	struct ident *idents; /* every tree node that exists, by inode */
-	size_t nidents;
+	size_t nidents, idents_cap;
 	struct fs_place *places; /* every configured path, in its filesystem */
 	size_t nplaces;
 	size_t dropped_cap;
@@ -426,7 +419,8 @@ static int collect_idents(struct compiler *cc, const struct node *n, char *path,
 	struct stat st;
 
 	if (lstat(path, &st) == 0) {
-		struct ident *grown = realloc(cc->idents, (cc->nidents + 1) * sizeof(*grown));
+		struct ident *grown = sbx__grow(cc->idents, &cc->idents_cap, cc->nidents + 1,
+		                                sizeof(*cc->idents));
 
 		if (!grown)
 			return ENOMEM;
@@ -655,22 +649,16 @@ static long long ns_between(const struct timespec *a, const struct timespec *b)
 static void stamp(struct compiler *cc, const struct stat *st)
 {
 	struct sbx_ruleset *rs = cc->out;
-	struct sbx_stamp *sp;
+	struct sbx_stamp *sp, *grown;
 
 	if (ns_between(&st->st_mtim, &cc->started) < RACY_NS ||
 	    ns_between(&st->st_ctim, &cc->started) < RACY_NS)
 		rs->reusable = false;
-	if (rs->nstamps == rs->stamps_cap) {
-		size_t cap = rs->stamps_cap ? 2 * rs->stamps_cap : 16;
-		struct sbx_stamp *grown = realloc(rs->stamps, cap * sizeof(*grown));
-
-		if (!grown) {
-			cc->err = ENOMEM;
-			return;
-		}
-		rs->stamps = grown;
-		rs->stamps_cap = cap;
+	if (!(grown = sbx__grow(rs->stamps, &rs->stamps_cap, rs->nstamps + 1, sizeof(*rs->stamps)))) {
+		cc->err = ENOMEM;
+		return;
 	}
+	rs->stamps = grown;
 	sp = &rs->stamps[rs->nstamps];
 	if (!(sp->path = strdup(cc->path))) {
 		cc->err = ENOMEM;
@@ -700,22 +688,17 @@ enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED };
 static void drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
 	struct sbx_ruleset *rs = cc->out;
-	char full[PATH_MAX + NAME_MAX + 2];
+	char full[PATH_MAX + NAME_MAX + 2], **grown;
 
 	snprintf(full, sizeof(full), "%s%s%s", cc->path,
 	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "",
 	         name);
-	if (rs->ndropped == cc->dropped_cap) {
-		size_t cap = cc->dropped_cap ? 2 * cc->dropped_cap : 8;
-		char **grown = realloc(rs->dropped, cap * sizeof(*grown));
-
-		if (!grown) {
-			cc->err = ENOMEM;
-			return;
-		}
-		rs->dropped = grown;
-		cc->dropped_cap = cap;
+	if (!(grown = sbx__grow(rs->dropped, &cc->dropped_cap, rs->ndropped + 1,
+	                        sizeof(*rs->dropped)))) {
+		cc->err = ENOMEM;
+		return;
 	}
+	rs->dropped = grown;
 	if (!(rs->dropped[rs->ndropped] = strdup(full))) {
 		cc->err = ENOMEM;
 		return;
@@ -795,30 +778,18 @@ static int list_dir(int dirfd, struct listing *l)
 		for (long off = 0; off < got;) {
 			struct dirent64 *d = (struct dirent64 *)(buf + off);
 			size_t len = strlen(d->d_name) + 1;
+			struct entry *v;
+			char *names;
 
 			off += d->d_reclen;
 			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 				continue;
-			if (l->n == l->cap) {
-				size_t cap = l->cap ? 2 * l->cap : 64;
-				struct entry *grown = realloc(l->v, cap * sizeof(*grown));
-
-				if (!grown)
-					goto nomem;
-				l->v = grown;
-				l->cap = cap;
-			}
-			if (l->len + len > l->room) {
-				size_t room = l->room ? 2 * l->room : 4096;
-				char *grown;
-
-				while (room < l->len + len)
-					room *= 2;
-				if (!(grown = realloc(l->names, room)))
-					goto nomem;
-				l->names = grown;
-				l->room = room;
-			}
+			if (!(v = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*l->v))))
+				goto nomem;
+			l->v = v;
+			if (!(names = sbx__grow(l->names, &l->room, l->len + len, 1)))
+				goto nomem;
+			l->names = names;
 			memcpy(l->names + l->len, d->d_name, len);
 			l->v[l->n++] = (struct entry){ .name = l->len, .ino = d->d_ino, .type = d->d_type };
 			l->len += len;

@@ -17,6 +17,20 @@ void sbx__restore_errno(const int *saved)
 	errno = *saved;
 }
 
+void *sbx__grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 8;
+
+	if (need <= *cap)
+		return v;
+	while (n < need)
+		n *= 2;
+	if (!(v = realloc(v, n * size)))
+		return NULL;
+	*cap = n;
+	return v;
+}
+
 SBX_EXPORT const char *sbx_strerror(int err)
 {
 	SBX_KEEP_ERRNO;

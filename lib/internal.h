@@ -18,6 +18,10 @@
 #define SBX_KEEP_ERRNO int sbx__saved_errno __attribute__((cleanup(sbx__restore_errno))) = errno
 void sbx__restore_errno(const int *saved);
 
+/* Room for `need' elements of `size' bytes in the array v of *cap: the
+ * array (moved, perhaps, and *cap grown), or NULL with v untouched. */
+void *sbx__grow(void *v, size_t *cap, size_t need, size_t size);
+
 /* ---- file actions (file_actions.c) ---------------------------------- */
 
 enum sbx_fa_kind {

@@ -128,21 +128,16 @@ static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 {
 	SBX_KEEP_ERRNO;
 	struct sbx_scope *s = scope->__scope;
+	struct sbx_scope_rule *grown;
 	char *copy;
 
 	if (!s || !path)
 		return EINVAL;
 	if (!*path)
 		return ENOENT; /* as open(2) says of an empty name */
-	if (s->nrules == s->cap) {
-		size_t n = s->cap ? 2 * s->cap : 8;
-		struct sbx_scope_rule *grown = realloc(s->rules, n * sizeof(*grown));
-
-		if (!grown)
-			return ENOMEM;
-		s->rules = grown;
-		s->cap = n;
-	}
+	if (!(grown = sbx__grow(s->rules, &s->cap, s->nrules + 1, sizeof(*s->rules))))
+		return ENOMEM;
+	s->rules = grown;
 	if (!(copy = strdup(path)))
 		return ENOMEM;
 	drop_snapshot(s);
@@ -191,18 +186,13 @@ SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsign
 {
 	SBX_KEEP_ERRNO;
 	struct sbx_scope *s = scope->__scope;
+	struct sbx_port *grown;
 
 	if (!s || !access || (access & ~(SBX_TCP_BIND | SBX_TCP_CONNECT)) || port > 65535)
 		return EINVAL;
-	if (s->nports == s->ports_cap) {
-		size_t n = s->ports_cap ? 2 * s->ports_cap : 8;
-		struct sbx_port *grown = realloc(s->ports, n * sizeof(*grown));
-
-		if (!grown)
-			return ENOMEM;
-		s->ports = grown;
-		s->ports_cap = n;
-	}
+	if (!(grown = sbx__grow(s->ports, &s->ports_cap, s->nports + 1, sizeof(*s->ports))))
+		return ENOMEM;
+	s->ports = grown;
 	drop_snapshot(s);
 	s->ports[s->nports++] = (struct sbx_port){ .access = access, .port = port };
 	if (access & SBX_TCP_BIND)
