@@ -380,6 +380,7 @@ struct compiler {
 	struct sbx_ruleset *out;
 	struct rights rights;
 	struct timespec started;
+	size_t file_stamps;
 	struct mount *mounts; /* the mount table, read once */
 	size_t nmounts;
 	struct mount_table table;
@@ -646,37 +647,62 @@ static long long ns_between(const struct timespec *a, const struct timespec *b)
 }
 
 /* Records what the directory in cc->path looked like when it was read. */
-static void stamp(struct compiler *cc, const struct stat *st)
+static struct sbx_stamp *stamp_path(struct compiler *cc, const char *path, const struct stat *st)
 {
 	struct sbx_ruleset *rs = cc->out;
 	struct sbx_stamp *sp, *grown;
 
-	if (ns_between(&st->st_mtim, &cc->started) < RACY_NS ||
-	    ns_between(&st->st_ctim, &cc->started) < RACY_NS)
-		rs->reusable = false;
 	if (!(grown = sbx__grow(rs->stamps, &rs->stamps_cap, rs->nstamps + 1, sizeof(*rs->stamps)))) {
 		cc->err = ENOMEM;
-		return;
+		return NULL;
 	}
 	rs->stamps = grown;
 	sp = &rs->stamps[rs->nstamps];
-	if (!(sp->path = strdup(cc->path))) {
+	*sp = (struct sbx_stamp){ .dev = st->st_dev, .ino = st->st_ino, .nlink = st->st_nlink,
+	                          .mtime = st->st_mtim, .ctime = st->st_ctim };
+	if (!(sp->path = strdup(path))) {
 		cc->err = ENOMEM;
+		return NULL;
+	}
+	rs->nstamps++;
+	return sp;
+}
+
+static void stamp(struct compiler *cc, const struct stat *st)
+{
+	if (ns_between(&st->st_mtim, &cc->started) < RACY_NS ||
+	    ns_between(&st->st_ctim, &cc->started) < RACY_NS)
+		cc->out->reusable = false;
+	stamp_path(cc, cc->path, st);
+}
+
+/* A file granted in an expanded directory: a hard link made to it later
+ * would make a new compile refuse it, so its link count is part of what
+ * reuse checks (not its times: a file written to is no different).  Past
+ * a few hundred such files, checking costs more than compiling. */
+#define FILE_STAMPS_MAX 256
+
+static void stamp_file(struct compiler *cc, const char *path, const struct stat *st)
+{
+	struct sbx_stamp *sp;
+
+	if (++cc->file_stamps > FILE_STAMPS_MAX) {
+		cc->out->reusable = false;
 		return;
 	}
-	sp->dev = st->st_dev;
-	sp->ino = st->st_ino;
-	sp->mtime = st->st_mtim;
-	sp->ctime = st->st_ctim;
-	rs->nstamps++;
+	if ((sp = stamp_path(cc, path, st)))
+		sp->links_only = true;
 }
 
 static bool stamp_matches(const struct sbx_stamp *sp)
 {
 	struct stat st;
 
-	return lstat(sp->path, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino &&
-	       st.st_mtim.tv_sec == sp->mtime.tv_sec && st.st_mtim.tv_nsec == sp->mtime.tv_nsec &&
+	if (lstat(sp->path, &st) || st.st_dev != sp->dev || st.st_ino != sp->ino)
+		return false;
+	if (sp->links_only)
+		return st.st_nlink == sp->nlink;
+	return st.st_mtim.tv_sec == sp->mtime.tv_sec && st.st_mtim.tv_nsec == sp->mtime.tv_nsec &&
 	       st.st_ctim.tv_sec == sp->ctime.tv_sec && st.st_ctim.tv_nsec == sp->ctime.tv_nsec;
 }
 
@@ -901,6 +927,8 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 			drop(cc, name, EMLINK, DROP_LINKED);
 		} else if (type != DT_LNK) {
 			grant(cc, fd, type == DT_DIR, rights, name);
+			if (type != DT_DIR && cc->out->reusable)
+				stamp_file(cc, alias, &st);
 		}
 		close(fd);
 	}

@@ -120,6 +120,8 @@ struct sbx_stamp {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	nlink_t nlink;
+	bool links_only;   /* a file: only its link count matters */
 	struct timespec mtime, ctime;
 };
 

@@ -165,7 +165,7 @@ START_TEST(test_fresh_reuse_is_exact)
 {
 	struct tree t;
 	sbx_scopeattr_t s;
-	char elsewhere[64], link[128], late[4096];
+	char elsewhere[64], linkpath[128], late[4096];
 	int status;
 
 	REQUIRE_LANDLOCK();
@@ -180,24 +180,33 @@ START_TEST(test_fresh_reuse_is_exact)
 	mkdir(late, 0755);
 	ck_assert_int_gt(spawn_listing(&s, "list", late, &status), 0);
 	ck_assert_int_eq(status, 0);
+	/* Nor once a file granted there gets a second name inside the denial:
+	 * a new compile does not grant a file with several names. */
+	ck_assert_msg(settle(&s, t.secret), "a compile was never reused");
+	ck_assert_int_eq(link(join(t.projects, "README"), join(t.other, "readme")), 0);
+	ck_assert_int_gt(spawn_listing(&s, "read", join(t.other, "readme"), &status), 0);
+	ck_assert_int_eq(status, 1);
+	/* (a file with two names is never granted, so no compile would be
+	 * reused while it has them) */
+	unlink(join(t.other, "readme"));
 
 	/* A denial configured through a symlink outside the tree: retargeting
 	 * the link changes what a new compile would deny. */
 	snprintf(elsewhere, sizeof(elsewhere), "/tmp/sbxlinkdir.%d", getpid());
 	mkdir(elsewhere, 0755);
-	snprintf(link, sizeof(link), "%s/l", elsewhere);
-	ck_assert_int_eq(symlink(t.third, link), 0);
+	snprintf(linkpath, sizeof(linkpath), "%s/l", elsewhere);
+	ck_assert_int_eq(symlink(t.third, linkpath), 0);
 	sbx_scopeattr_destroy(&s);
 	sbx_scopeattr_init(&s);
 	sbx_scopeattr_setlogger(&s, count_listings, NULL);
-	sbx_scopeattr_adddeny(&s, link);
+	sbx_scopeattr_adddeny(&s, linkpath);
 	ck_assert_msg(settle(&s, join(t.mine, "file")), "a compile was never reused");
 	ck_assert_int_eq(run_fsop(&s, "list", t.third), 1);
-	unlink(link);
-	ck_assert_int_eq(symlink(t.mine, link), 0);
+	unlink(linkpath);
+	ck_assert_int_eq(symlink(t.mine, linkpath), 0);
 	ck_assert_int_eq(run_fsop(&s, "list", t.third), 0);
 	ck_assert_int_eq(run_fsop(&s, "list", t.mine), 1);
-	unlink(link);
+	unlink(linkpath);
 	rmdir(elsewhere);
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
