@@ -380,7 +380,6 @@ struct compiler {
 	struct sbx_ruleset *out;
 	struct rights rights;
 	struct timespec started;
-	size_t file_stamps;
 	struct mount *mounts; /* the mount table, read once */
 	size_t nmounts;
 	struct mount_table table;
@@ -678,18 +677,12 @@ static void stamp(struct compiler *cc, const struct stat *st)
 
 /* A file granted in an expanded directory: a hard link made to it later
  * would make a new compile refuse it, so its link count is part of what
- * reuse checks (not its times: a file written to is no different).  Past
- * a few hundred such files, checking costs more than compiling. */
-#define FILE_STAMPS_MAX 256
-
+ * reuse checks (not its times: a file written to is no different).  One
+ * lstat a file still costs a third of what compiling its grant does. */
 static void stamp_file(struct compiler *cc, const char *path, const struct stat *st)
 {
 	struct sbx_stamp *sp;
 
-	if (++cc->file_stamps > FILE_STAMPS_MAX) {
-		cc->out->reusable = false;
-		return;
-	}
 	if ((sp = stamp_path(cc, path, st)))
 		sp->links_only = true;
 }
@@ -927,7 +920,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 			drop(cc, name, EMLINK, DROP_LINKED);
 		} else if (type != DT_LNK) {
 			grant(cc, fd, type == DT_DIR, rights, name);
-			if (type != DT_DIR && cc->out->reusable)
+			if (type != DT_DIR)
 				stamp_file(cc, alias, &st);
 		}
 		close(fd);
