@@ -646,57 +646,73 @@ static long long ns_between(const struct timespec *a, const struct timespec *b)
 }
 
 /* Records what the directory in cc->path looked like when it was read. */
-static struct sbx_stamp *stamp_path(struct compiler *cc, const char *path, const struct stat *st)
-{
-	struct sbx_ruleset *rs = cc->out;
-	struct sbx_stamp *sp, *grown;
-
-	if (!(grown = sbx__grow(rs->stamps, &rs->stamps_cap, rs->nstamps + 1, sizeof(*rs->stamps)))) {
-		cc->err = ENOMEM;
-		return NULL;
-	}
-	rs->stamps = grown;
-	sp = &rs->stamps[rs->nstamps];
-	*sp = (struct sbx_stamp){ .dev = st->st_dev, .ino = st->st_ino, .nlink = st->st_nlink,
-	                          .mtime = st->st_mtim, .ctime = st->st_ctim };
-	if (!(sp->path = strdup(path))) {
-		cc->err = ENOMEM;
-		return NULL;
-	}
-	rs->nstamps++;
-	return sp;
-}
-
 static void stamp(struct compiler *cc, const struct stat *st)
 {
+	struct sbx_ruleset *rs = cc->out;
+	struct sbx_stamp *grown;
+
 	if (ns_between(&st->st_mtim, &cc->started) < RACY_NS ||
 	    ns_between(&st->st_ctim, &cc->started) < RACY_NS)
-		cc->out->reusable = false;
-	stamp_path(cc, cc->path, st);
+		rs->reusable = false;
+	if (!(grown = sbx__grow(rs->stamps, &rs->stamps_cap, rs->nstamps + 1, sizeof(*rs->stamps)))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->stamps = grown;
+	rs->stamps[rs->nstamps] = (struct sbx_stamp){ .dev = st->st_dev, .ino = st->st_ino,
+	                                              .mtime = st->st_mtim, .ctime = st->st_ctim };
+	if (!(rs->stamps[rs->nstamps].path = strdup(cc->path))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->nstamps++;
 }
 
-/* A file granted in an expanded directory: a hard link made to it later
- * would make a new compile refuse it, so its link count is part of what
- * reuse checks (not its times: a file written to is no different).  One
- * lstat a file still costs a third of what compiling its grant does. */
-static void stamp_file(struct compiler *cc, const char *path, const struct stat *st)
+/* A file granted in an expanded directory (the one stamped last): a hard
+ * link made to it later would make a new compile refuse it, so its link
+ * count is part of what reuse checks (not its times: a file written to is
+ * no different).  Kept compact: one of these per file of a large
+ * directory. */
+static void stamp_file(struct compiler *cc, const char *name, const struct stat *st)
 {
-	struct sbx_stamp *sp;
+	struct sbx_ruleset *rs = cc->out;
+	size_t len = strlen(name) + 1;
+	struct sbx_file_stamp *files;
+	char *names;
 
-	if ((sp = stamp_path(cc, path, st)))
-		sp->links_only = true;
+	if (!(files = sbx__grow(rs->files, &rs->files_cap, rs->nfiles + 1, sizeof(*rs->files))) ||
+	    !(names = sbx__grow(rs->names, &rs->names_cap, rs->names_len + len, 1))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->files = files;
+	rs->names = names;
+	memcpy(names + rs->names_len, name, len);
+	files[rs->nfiles++] = (struct sbx_file_stamp){ .dir = (uint32_t)(rs->nstamps - 1),
+	                                               .name = (uint32_t)rs->names_len,
+	                                               .ino = st->st_ino, .nlink = st->st_nlink };
+	rs->names_len += len;
 }
 
 static bool stamp_matches(const struct sbx_stamp *sp)
 {
 	struct stat st;
 
-	if (lstat(sp->path, &st) || st.st_dev != sp->dev || st.st_ino != sp->ino)
-		return false;
-	if (sp->links_only)
-		return st.st_nlink == sp->nlink;
-	return st.st_mtim.tv_sec == sp->mtime.tv_sec && st.st_mtim.tv_nsec == sp->mtime.tv_nsec &&
+	return lstat(sp->path, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino &&
+	       st.st_mtim.tv_sec == sp->mtime.tv_sec && st.st_mtim.tv_nsec == sp->mtime.tv_nsec &&
 	       st.st_ctim.tv_sec == sp->ctime.tv_sec && st.st_ctim.tv_nsec == sp->ctime.tv_nsec;
+}
+
+static bool file_stamp_matches(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f)
+{
+	const struct sbx_stamp *dir = &rs->stamps[f->dir];
+	char path[PATH_MAX + NAME_MAX + 2];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", strcmp(dir->path, "/") ? dir->path : "",
+	         rs->names + f->name);
+	return lstat(path, &st) == 0 && st.st_dev == dir->dev && st.st_ino == f->ino &&
+	       st.st_nlink == f->nlink;
 }
 
 /* One grant could not be added: the path stays unreachable.  `listing':
@@ -921,7 +937,7 @@ static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t d
 		} else if (type != DT_LNK) {
 			grant(cc, fd, type == DT_DIR, rights, name);
 			if (type != DT_DIR)
-				stamp_file(cc, alias, &st);
+				stamp_file(cc, name, &st);
 		}
 		close(fd);
 	}
@@ -1371,6 +1387,11 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	for (size_t i = 0; i < rs->nstamps; i++)
 		free(rs->stamps[i].path);
 	free(rs->stamps);
+	free(rs->files);
+	free(rs->names);
+	rs->files = NULL;
+	rs->names = NULL;
+	rs->nfiles = rs->files_cap = rs->names_len = rs->names_cap = 0;
 	rs->fd = rs->mounts_fd = -1;
 	rs->dropped = rs->resolved = NULL;
 	rs->plain = NULL;
@@ -1397,6 +1418,9 @@ bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 		return false;
 	for (size_t i = 0; i < rs->nstamps; i++)
 		if (!stamp_matches(&rs->stamps[i]))
+			return false;
+	for (size_t i = 0; i < rs->nfiles; i++)
+		if (!file_stamp_matches(rs, &rs->files[i]))
 			return false;
 	/* The paths resolve as they did (the cwd, the symlinks on the way).
 	 * A plain one does: every directory on its way is stamped above. */

@@ -120,9 +120,16 @@ struct sbx_stamp {
 	char *path;
 	dev_t dev;
 	ino_t ino;
-	nlink_t nlink;
-	bool links_only;   /* a file: only its link count matters */
 	struct timespec mtime, ctime;
+};
+
+/* A file granted in an expanded directory: its name in that directory's
+ * stamp, and its link count. */
+struct sbx_file_stamp {
+	uint32_t dir;  /* index of the directory's stamp */
+	uint32_t name; /* offset of its name in the ruleset's names */
+	ino_t ino;
+	nlink_t nlink;
 };
 
 struct sbx_ruleset {
@@ -146,6 +153,10 @@ struct sbx_ruleset {
 	size_t nresolved;
 	struct sbx_stamp *stamps;
 	size_t nstamps, stamps_cap;
+	struct sbx_file_stamp *files;
+	size_t nfiles, files_cap;
+	char *names;
+	size_t names_len, names_cap;
 	int mounts_fd;     /* /proc/self/mountinfo, polled for changes; -1 */
 	pthread_mutex_t poll_lock;
 };
