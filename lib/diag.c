@@ -129,7 +129,9 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 	free_dropped(slot);
 	slot->out = (sbx_outcome_t){ .confinement = confinement, .stage = stage,
 	                             .action = action, .error = error };
-	slot->out.kernel_abi = sbx__landlock_abi() > 0 ? sbx__landlock_abi() : 0;
+	slot->out.kernel_abi = sbx__landlock_abi();
+	if (slot->out.kernel_abi < 0)
+		slot->out.kernel_abi = 0;
 	if (rs) {
 		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
 		slot->out.controls = rs->fd >= 0 ? rs->controls : 0;

@@ -95,12 +95,11 @@ static void *flooder(void *arg)
 	return NULL;
 }
 
-START_TEST(test_signal_flood)
+/* Fills the canary, catches SIGUSR1, SIGUSR2 and SIGCHLD with the counting
+ * handler and starts the flooding thread. */
+static void start_flood(pthread_t *t)
 {
 	struct sigaction sa = { .sa_handler = counting_handler };
-	char *argv[] = { "true", NULL };
-	pthread_t t;
-	int before = count_fds();
 
 	parent_pid = getpid();
 	for (int i = 0; i < 64; i++)
@@ -110,7 +109,26 @@ START_TEST(test_signal_flood)
 	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	atomic_store(&flooding, 1);
-	ck_assert_int_eq(pthread_create(&t, NULL, flooder, NULL), 0);
+	ck_assert_int_eq(pthread_create(t, NULL, flooder, NULL), 0);
+}
+
+/* Stops the flood; no handler ran in a child, the canary is whole. */
+static void stop_flood(pthread_t t)
+{
+	atomic_store(&flooding, 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(atomic_load(&in_child), 0);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(canary[i], 0x5bd1e995UL * (unsigned long)(i + 1));
+}
+
+START_TEST(test_signal_flood)
+{
+	char *argv[] = { "true", NULL };
+	pthread_t t;
+	int before = count_fds();
+
+	start_flood(&t);
 	for (int i = 0; i < SPAWNS; i++) {
 		pid_t pid;
 		int err = sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, argv, environ);
@@ -118,12 +136,8 @@ START_TEST(test_signal_flood)
 		ck_assert_int_eq(err, 0);
 		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
 	}
-	atomic_store(&flooding, 0);
-	pthread_join(t, NULL);
-	ck_assert_int_eq(atomic_load(&in_child), 0);
+	stop_flood(t);
 	ck_assert_int_gt(atomic_load(&in_parent), 0);
-	for (int i = 0; i < 64; i++)
-		ck_assert_uint_eq(canary[i], 0x5bd1e995UL * (unsigned long)(i + 1));
 	ck_assert_int_eq(count_fds(), before);
 	ck_assert_int_eq(count_zombies(), 0);
 }
@@ -194,7 +208,6 @@ static void quiet(const sbx_event_t *ev, void *arg)
 
 START_TEST(test_stress_with_reaper)
 {
-	struct sigaction sa = { .sa_handler = counting_handler };
 	pthread_t t[STRESS_THREADS], r, f;
 	struct stress_arg args[STRESS_THREADS];
 	sbx_scopeattr_t fresh, compiled;
@@ -209,17 +222,9 @@ START_TEST(test_stress_with_reaper)
 	sbx_scopeattr_adddeny(&compiled, dir);
 	ck_assert_int_eq(sbx_scopeattr_compile(&compiled), 0);
 	before = count_fds();
-	parent_pid = getpid();
-	for (int i = 0; i < 64; i++)
-		canary[i] = 0x5bd1e995UL * (unsigned long)(i + 1);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGUSR2, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	atomic_store(&flooding, 1);
 	atomic_store(&reaping, 1);
 	ck_assert_int_eq(pthread_create(&r, NULL, reaper, NULL), 0);
-	ck_assert_int_eq(pthread_create(&f, NULL, flooder, NULL), 0);
+	start_flood(&f);
 	for (int i = 0; i < STRESS_THREADS; i++) {
 		args[i] = (struct stress_arg){ .fresh = &fresh, .compiled = &compiled };
 		ck_assert_int_eq(pthread_create(&t[i], NULL, stress_spawner, &args[i]), 0);
@@ -230,16 +235,12 @@ START_TEST(test_stress_with_reaper)
 	}
 	atomic_store(&reaping, 0);
 	pthread_join(r, NULL);
-	atomic_store(&flooding, 0);
-	pthread_join(f, NULL);
+	stop_flood(f);
 
 	/* Every child of a spawn that succeeded was there for the reaper; a few
 	 * of the failed ones' too, before the library could reap them. */
 	ck_assert_int_ge(atomic_load(&reaped), atomic_load(&spawned));
 	ck_assert_int_le(atomic_load(&reaped), STRESS_SPAWNS);
-	ck_assert_int_eq(atomic_load(&in_child), 0);
-	for (int i = 0; i < 64; i++)
-		ck_assert_uint_eq(canary[i], 0x5bd1e995UL * (unsigned long)(i + 1));
 	/* The scopes' own descriptors (the snapshot, the cached compile) are
 	 * released with them. */
 	sbx_scopeattr_destroy(&fresh);
