@@ -84,6 +84,8 @@ struct sbx_scope {
  * compile.  0 with *rs to be put back, or an error number. */
 int sbx__scope_get(const struct sbx_scope *scope, struct sbx_ruleset **rs);
 void sbx__scope_put(struct sbx_ruleset *rs);
+/* The scope changed: nothing compiled from it before applies. */
+void drop_snapshot(struct sbx_scope *s);
 
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 

@@ -1,0 +1,104 @@
+/*
+ * Second names: the inodes of the tree's own paths, which no entry of an
+ * expanded directory may be granted under another name, and the warning
+ * where a restricted path is also reachable through another mount.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+#include "lib/compiler.h"
+
+int by_inode(const void *a, const void *b)
+{
+	const struct ident *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t cap)
+{
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (lstat(path, &st) == 0) {
+		struct ident *grown = sbx__grow(cc->idents, &cc->idents_cap, cc->nidents + 1,
+		                                sizeof(*cc->idents));
+
+		if (!grown)
+			return ENOMEM;
+		cc->idents = grown;
+		cc->idents[cc->nidents] = (struct ident){ .dev = st.st_dev, .ino = st.st_ino,
+		                                          .path = strdup(path) };
+		if (!cc->idents[cc->nidents++].path)
+			return ENOMEM;
+	} else {
+		return 0; /* nothing below a missing path exists either */
+	}
+	for (size_t i = 0; i < n->nkids; i++) {
+		int err;
+
+		if (path_push(path, n->kids[i]->name, strlen(n->kids[i]->name)))
+			continue;
+		err = collect_idents(cc, n->kids[i], path, cap);
+		path[len] = '\0';
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_t ino)
+{
+	struct ident key = { .dev = dev, .ino = ino };
+
+	return cc->nidents ? bsearch(&key, cc->idents, cc->nidents, sizeof(key), by_inode) : NULL;
+}
+
+/* Warns where a restricted path is also reachable, with wider rights, under
+ * a second name: another mount of the same filesystem. */
+void check_aliases(struct compiler *cc, const struct node *root, const struct fs_place *p)
+{
+	char alias[3 * PATH_MAX], real[3 * PATH_MAX];
+	const char *path = p->path, *rel = p->rel;
+	int mode = p->mode;
+	struct stat a, b;
+
+	for (size_t i = 0; i < cc->nmounts; i++) {
+		const struct mount *m = &cc->mounts[i];
+
+		if (m == p->home || m->dev_major != p->dev_major || m->dev_minor != p->dev_minor)
+			continue;
+		if (covers(m->root, rel)) {
+			/* The mount shows the restricted path itself. */
+			snprintf(alias, sizeof(alias), "%s%s", strcmp(m->point, "/") ? m->point : "",
+			         suffix_after(m->root, rel));
+			snprintf(real, sizeof(real), "%s", path);
+		} else if (covers(rel, m->root)) {
+			/* The mount shows a part of it. */
+			snprintf(alias, sizeof(alias), "%s", m->point);
+			snprintf(real, sizeof(real), "%s%s", strcmp(path, "/") ? path : "",
+			         suffix_after(rel, m->root));
+		} else {
+			continue;
+		}
+		if (!alias[0])
+			strcpy(alias, "/");
+		/* A name in a directory the compile lists was judged there. */
+		if (mode_at(root, alias) <= mode || parent_in_tree(root, alias) || stat(alias, &a) ||
+		    stat(real, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			continue;
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, real, alias,
+		           "%s is also reachable as %s (a bind mount); the scope does not cover that name",
+		           real, alias);
+	}
+}

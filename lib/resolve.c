@@ -1,0 +1,136 @@
+/*
+ * Resolving the caller's paths: absolute against the working directory,
+ * symlinks followed, `..', `//' and trailing slashes normalised; and the
+ * string tests on resolved paths the other stages share.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+#include "lib/compiler.h"
+
+/* Appends "/name" (len bytes of it) to the absolute path in buf. */
+int path_push(char *buf, const char *name, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (n + 1 + len >= PATH_MAX)
+		return ENAMETOOLONG;
+	if (n > 1)
+		buf[n++] = '/';
+	memcpy(buf + n, name, len);
+	buf[n + len] = '\0';
+	return 0;
+}
+
+void path_pop(char *buf)
+{
+	char *slash = strrchr(buf, '/');
+
+	if (slash == buf)
+		buf[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* Makes path absolute against the current directory and resolves every
+ * symlink in the part that exists; the rest ("a denied path that does not
+ * exist yet") is normalised as written.  out holds PATH_MAX bytes.  *plain
+ * (if given) says whether path was absolute and no symlink was followed:
+ * then it resolves the same for as long as the directories on its way are
+ * unchanged. */
+int resolve_plain(const char *path, char *out, bool *plain)
+{
+	char todo[2 * PATH_MAX], link[PATH_MAX];
+	int links = 0;
+
+	if (plain)
+		*plain = path[0] == '/';
+	if (path[0] == '/') {
+		strcpy(out, "/");
+	} else if (!getcwd(out, PATH_MAX)) {
+		return errno;
+	}
+	if (strlen(path) >= PATH_MAX)
+		return ENAMETOOLONG;
+	strcpy(todo, path);
+
+	for (char *p = todo; *p;) {
+		char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		struct stat st;
+		ssize_t n;
+		int err;
+
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			p = *end ? end + 1 : end;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			/* out is already resolved, so this is its physical parent.
+			 * What it passed through is not on the resolved path, and
+			 * not stamped: the path must be resolved again to reuse. */
+			if (plain)
+				*plain = false;
+			path_pop(out);
+			p = *end ? end + 1 : end;
+			continue;
+		}
+		if ((err = path_push(out, p, len)))
+			return err;
+		p = *end ? end + 1 : end;
+		if (lstat(out, &st)) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue; /* the rest is normalised as written */
+			return errno;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (plain)
+			*plain = false;
+		if (++links > 40)
+			return ELOOP;
+		n = readlink(out, link, sizeof(link) - 1);
+		if (n < 0)
+			return errno;
+		link[n] = '\0';
+		path_pop(out);
+		if (link[0] == '/')
+			strcpy(out, "/");
+		/* The link's target comes before what is left to walk. */
+		if ((size_t)n + 1 + strlen(p) + 1 > sizeof(todo))
+			return ENAMETOOLONG;
+		memmove(todo + n + 1, p, strlen(p) + 1);
+		memcpy(todo, link, (size_t)n);
+		todo[n] = '/';
+		p = todo;
+	}
+	return 0;
+}
+
+int resolve(const char *path, char *out)
+{
+	return resolve_plain(path, out, NULL);
+}
+
+/* Whether a is b or one of b's ancestors (both resolved, absolute). */
+bool covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+const char *suffix_after(const char *prefix, const char *path)
+{
+	return strcmp(prefix, "/") == 0 ? path : path + strlen(prefix);
+}
