@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "lib/compiler.h"
 
-int by_inode(const void *a, const void *b)
+static int by_inode(const void *a, const void *b)
 {
 	const struct ident *x = a, *y = b;
 
@@ -25,7 +25,7 @@ int by_inode(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t cap)
+static int collect(struct compiler *cc, const struct node *n, char *path, size_t cap)
 {
 	size_t len = strlen(path);
 	struct stat st;
@@ -47,9 +47,9 @@ int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t
 	for (size_t i = 0; i < n->nkids; i++) {
 		int err;
 
-		if (path_push(path, n->kids[i]->name, strlen(n->kids[i]->name)))
+		if (sbx__path_push(path, n->kids[i]->name, strlen(n->kids[i]->name)))
 			continue;
-		err = collect_idents(cc, n->kids[i], path, cap);
+		err = collect(cc, n->kids[i], path, cap);
 		path[len] = '\0';
 		if (err)
 			return err;
@@ -57,7 +57,19 @@ int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t
 	return 0;
 }
 
-const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_t ino)
+/* Records the inode of every path of the tree that exists, sorted for
+ * sbx__ident_find(). */
+int sbx__idents_collect(struct compiler *cc, const struct node *root)
+{
+	char path[PATH_MAX] = "/";
+	int err = collect(cc, root, path, sizeof(path));
+
+	if (!err && cc->nidents)
+		qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
+	return err;
+}
+
+const struct ident *sbx__ident_find(const struct compiler *cc, dev_t dev, ino_t ino)
 {
 	struct ident key = { .dev = dev, .ino = ino };
 
@@ -66,7 +78,7 @@ const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_t ino)
 
 /* Warns where a restricted path is also reachable, with wider rights, under
  * a second name: another mount of the same filesystem. */
-void check_aliases(struct compiler *cc, const struct node *root, const struct fs_place *p)
+void sbx__aliases_warn(struct compiler *cc, const struct node *root, const struct fs_place *p)
 {
 	char alias[3 * PATH_MAX], real[3 * PATH_MAX];
 	const char *path = p->path, *rel = p->rel;
@@ -78,23 +90,23 @@ void check_aliases(struct compiler *cc, const struct node *root, const struct fs
 
 		if (m == p->home || m->dev_major != p->dev_major || m->dev_minor != p->dev_minor)
 			continue;
-		if (covers(m->root, rel)) {
+		if (sbx__path_covers(m->root, rel)) {
 			/* The mount shows the restricted path itself. */
 			snprintf(alias, sizeof(alias), "%s%s", strcmp(m->point, "/") ? m->point : "",
-			         suffix_after(m->root, rel));
+			         sbx__path_after(m->root, rel));
 			snprintf(real, sizeof(real), "%s", path);
-		} else if (covers(rel, m->root)) {
+		} else if (sbx__path_covers(rel, m->root)) {
 			/* The mount shows a part of it. */
 			snprintf(alias, sizeof(alias), "%s", m->point);
 			snprintf(real, sizeof(real), "%s%s", strcmp(path, "/") ? path : "",
-			         suffix_after(rel, m->root));
+			         sbx__path_after(rel, m->root));
 		} else {
 			continue;
 		}
 		if (!alias[0])
 			strcpy(alias, "/");
 		/* A name in a directory the compile lists was judged there. */
-		if (mode_at(root, alias) <= mode || parent_in_tree(root, alias) || stat(alias, &a) ||
+		if (sbx__tree_mode_at(root, alias) <= mode || sbx__tree_has_parent(root, alias) || stat(alias, &a) ||
 		    stat(real, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 			continue;
 		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, real, alias,

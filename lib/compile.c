@@ -41,14 +41,143 @@ static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, i
 	return 0;
 }
 
+/* The rights of each kind of grant at this ABI. */
+static struct rights rights_at(int abi)
+{
+	return (struct rights){ .dir = sbx__fs_rights_known(abi) &
+	                               ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK),
+	                        .file = sbx__fs_rights_file(abi),
+	                        .read = sbx__fs_rights_read(abi) };
+}
+
+/* Every configured path, in its filesystem, with the scope's mode there. */
+static int place_all(struct compiler *cc)
+{
+	const struct sbx_scope *scope = cc->scope;
+
+	if (!(cc->places = calloc(scope->nrules + 1, sizeof(*cc->places))))
+		return ENOMEM;
+	for (size_t i = 0; i < scope->nrules; i++) {
+		struct fs_place *p = &cc->places[cc->nplaces];
+
+		if (!sbx__place_path(cc, cc->resolved[i], p))
+			continue;
+		p->mode = sbx__tree_mode_at(cc->root, cc->resolved[i]);
+		p->rights = sbx__mode_rights(&cc->rights, p->mode);
+		cc->nplaces++;
+	}
+	return 0;
+}
+
+/* Where the tree's paths are: the mount table, the inodes of the tree's
+ * own paths, and each configured path's place in its filesystem. */
+static int survey(struct compiler *cc)
+{
+	int err;
+
+	/* Without the mount table no second name can be told apart: fail
+	 * rather than grant blind. */
+	if ((err = sbx__mounts_read(&cc->table)))
+		return err;
+	cc->mounts = cc->table.v;
+	cc->nmounts = cc->table.n;
+	if ((err = sbx__idents_collect(cc, cc->root)))
+		return err;
+	return place_all(cc);
+}
+
+/* The ruleset descriptor with its controls and ports: false when it is
+ * refused (out says why; the child will say so). */
+static bool open_ruleset(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+
+	if (!sbx__controls_settle(cc->scope, out))
+		return false; /* under SBX_SCOPE_STRICT */
+	out->fd = sbx__ruleset_create(out->abi, sbx__controls_net(out->controls),
+	                              sbx__controls_scoped(out->controls));
+	if (out->fd < 0) {
+		/* Landlock is there and said no. */
+		out->error = -out->fd;
+		out->refused_call = "landlock_create_ruleset";
+		out->fd = -1;
+		out->confinement = SBX_OUTCOME_REFUSED;
+		return false;
+	}
+	sbx__controls_add_ports(cc, cc->scope);
+	return true;
+}
+
+/* Emits the grants of the whole tree, from the root directory down. */
+static int emit_all(struct compiler *cc)
+{
+	int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	struct stat st;
+
+	if (rootfd < 0 || fstat(rootfd, &st)) {
+		err = errno;
+		if (rootfd >= 0)
+			close(rootfd);
+		return err;
+	}
+	strcpy(cc->path, "/");
+	sbx__emit(cc, cc->root, rootfd, &st, 0);
+	close(rootfd);
+	if (cc->err)
+		return cc->err;
+	for (size_t i = 0; i < cc->nplaces; i++)
+		if (cc->places[i].mode != SBX_MODE_ALLOW)
+			sbx__aliases_warn(cc, cc->root, &cc->places[i]);
+	return 0;
+}
+
+static void compiler_free(struct compiler *cc)
+{
+	if (!cc)
+		return;
+	sbx__tree_free(cc->root);
+	free(cc->resolved);
+	for (size_t i = 0; i < cc->nidents; i++)
+		free(cc->idents[i].path);
+	free(cc->idents);
+	free(cc->places);
+	sbx__mounts_free(&cc->table);
+	free(cc);
+}
+
+/* The stages in order: the configured paths resolved into the tree, the
+ * tree placed among the mounts, the ruleset opened, the grants emitted. */
+static int run(struct compiler *cc)
+{
+	const struct sbx_scope *scope = cc->scope;
+	struct sbx_ruleset *out = cc->out;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &cc->started);
+	/* Opened before anything is read: a mount made from here on shows in
+	 * poll() (the compile opens what is mounted now, a later compile
+	 * might not). */
+	out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	cc->rights = rights_at(out->abi);
+	if ((err = sbx__tree_build(scope, cc->root, cc->resolved, out)))
+		return err;
+	sbx__tree_settle(cc->root, cc->rights.dir, &cc->rights);
+	if (cc->root->nkids && (err = survey(cc)))
+		return err;
+	if (!open_ruleset(cc))
+		return 0;
+	if ((err = emit_all(cc)))
+		return err;
+	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
+	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
+	return 0;
+}
+
 int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 {
 	int kernel_abi = sbx__landlock_abi();
-	struct compiler *cc = NULL;
-	struct node *root = NULL;
-	char (*resolved)[PATH_MAX] = NULL;
-	struct stat st;
-	int err = ENOMEM, rootfd;
+	struct compiler *cc;
+	int err = ENOMEM;
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0,
@@ -63,99 +192,14 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		return 0;
 	}
 	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;
-
-	if (!(cc = calloc(1, sizeof(*cc))) || !(root = node_new("", 0)) ||
-	    !(resolved = calloc(scope->nrules + 1, sizeof(*resolved))))
-		goto fail;
-	cc->scope = scope;
-	cc->out = out;
-	clock_gettime(CLOCK_REALTIME, &cc->started);
-	/* Opened before anything is read: a mount made from here on shows in
-	 * poll() (the compile opens what is mounted now, a later compile
-	 * might not). */
-	out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	cc->rights.dir = sbx__fs_rights_known(out->abi) &
-	                 ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-	cc->rights.file = sbx__fs_rights_file(out->abi);
-	cc->rights.read = sbx__fs_rights_read(out->abi);
-	if ((err = build_tree(scope, root, resolved, out)))
-		goto fail;
-	tree_settle(root, cc->rights.dir, &cc->rights);
-	if (root->nkids) {
-		char path[PATH_MAX] = "/";
-
-		/* Without the mount table no second name can be told apart:
-		 * fail rather than grant blind. */
-		if ((err = read_mounts(&cc->table)))
-			goto fail;
-		cc->mounts = cc->table.v;
-		cc->nmounts = cc->table.n;
-
-		if ((err = collect_idents(cc, root, path, sizeof(path))))
-			goto fail;
-		if (cc->nidents)
-			qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
-		if (!(cc->places = calloc(scope->nrules + 1, sizeof(*cc->places)))) {
-			err = ENOMEM;
-			goto fail;
-		}
-		for (size_t i = 0; i < scope->nrules; i++)
-			if (place_of(cc, resolved[i], &cc->places[cc->nplaces])) {
-				cc->places[cc->nplaces].mode = mode_at(root, resolved[i]);
-				cc->places[cc->nplaces].rights =
-					mode_rights(&cc->rights, cc->places[cc->nplaces].mode);
-				cc->nplaces++;
-			}
+	if ((cc = calloc(1, sizeof(*cc))) && (cc->root = sbx__node_new("", 0)) &&
+	    (cc->resolved = calloc(scope->nrules + 1, sizeof(*cc->resolved)))) {
+		cc->scope = scope;
+		cc->out = out;
+		err = run(cc);
 	}
-
-	if (!settle_controls(scope, out)) {
-		err = 0; /* refused, under SBX_SCOPE_STRICT: the child will say so */
-		goto fail;
-	}
-	out->fd = sbx__ruleset_create(out->abi, net_rights(out->controls), scopes(out->controls));
-	if (out->fd < 0) {
-		/* Landlock is there and said no: the child will say so. */
-		out->error = -out->fd;
-		out->refused_call = "landlock_create_ruleset";
-		out->fd = -1;
-		out->confinement = SBX_OUTCOME_REFUSED;
-		err = 0;
-		goto fail;
-	}
-	add_ports(cc, scope);
-	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0 || fstat(rootfd, &st)) {
-		err = errno;
-		if (rootfd >= 0)
-			close(rootfd);
-		goto fail;
-	}
-	strcpy(cc->path, "/");
-	emit(cc, root, rootfd, &st, 0);
-	close(rootfd);
-	if ((err = cc->err))
-		goto fail;
-
-	for (size_t i = 0; i < cc->nplaces; i++)
-		if (cc->places[i].mode != SBX_MODE_ALLOW)
-			check_aliases(cc, root, &cc->places[i]);
-	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
-	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
-	err = 0;
-	goto done;
-fail:
 	if (err)
 		sbx__ruleset_release(out);
-done:
-	node_free(root);
-	free(resolved);
-	if (cc) {
-		for (size_t i = 0; i < cc->nidents; i++)
-			free(cc->idents[i].path);
-		free(cc->idents);
-		free(cc->places);
-		free_mounts(&cc->table);
-	}
-	free(cc);
+	compiler_free(cc);
 	return err;
 }

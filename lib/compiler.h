@@ -65,6 +65,8 @@ struct fs_place {
 struct compiler {
 	const struct sbx_scope *scope;
 	struct sbx_ruleset *out;
+	struct node *root;           /* the tree of configured paths */
+	char (*resolved)[PATH_MAX];  /* the scope's paths, resolved, one per rule */
 	struct rights rights;
 	struct timespec started;
 	struct mount *mounts; /* the mount table, read once */
@@ -86,65 +88,63 @@ enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED };
 
 /* ---- resolve.c --------------------------------------------------------- */
 
-int path_push(char *buf, const char *name, size_t len);
-void path_pop(char *buf);
-int resolve_plain(const char *path, char *out, bool *plain);
-int resolve(const char *path, char *out);
-bool covers(const char *a, const char *b);
-const char *suffix_after(const char *prefix, const char *path);
+int sbx__path_push(char *buf, const char *name, size_t len);
+void sbx__path_pop(char *buf);
+int sbx__resolve(const char *path, char *out, bool *plain);
+bool sbx__path_covers(const char *a, const char *b);
+const char *sbx__path_after(const char *prefix, const char *path);
 
 /* ---- tree.c ------------------------------------------------------------ */
 
-struct node *node_new(const char *name, size_t len);
-void node_free(struct node *n);
-uint64_t mode_rights(const struct rights *r, int mode);
-void tree_settle(struct node *n, uint64_t inherited, const struct rights *r);
-struct node *tree_find(const struct node *n, const char *name);
-int mode_at(const struct node *root, const char *path);
-bool parent_in_tree(const struct node *root, const char *path);
-int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
+struct node *sbx__node_new(const char *name, size_t len);
+void sbx__tree_free(struct node *n);
+uint64_t sbx__mode_rights(const struct rights *r, int mode);
+void sbx__tree_settle(struct node *n, uint64_t inherited, const struct rights *r);
+struct node *sbx__tree_find(const struct node *n, const char *name);
+int sbx__tree_mode_at(const struct node *root, const char *path);
+bool sbx__tree_has_parent(const struct node *root, const char *path);
+int sbx__tree_build(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
                       struct sbx_ruleset *out);
 
 /* ---- mounts.c ---------------------------------------------------------- */
 
-int read_mounts(struct mount_table *t);
-void free_mounts(struct mount_table *t);
-size_t mounts_here(const struct compiler *cc, const struct mount **out);
-const struct mount *mount_on(const struct mount *const *here, size_t n, size_t dlen,
+int sbx__mounts_read(struct mount_table *t);
+void sbx__mounts_free(struct mount_table *t);
+size_t sbx__mounts_here(const struct compiler *cc, const struct mount **out);
+const struct mount *sbx__mount_on(const struct mount *const *here, size_t n, size_t dlen,
                                     const char *name);
-const struct mount *mount_of(const struct compiler *cc, int dirfd, const char *path);
-bool place_of(const struct compiler *cc, const char *path, struct fs_place *out);
-uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
+const struct mount *sbx__mount_of(const struct compiler *cc, int dirfd, const char *path);
+bool sbx__place_path(const struct compiler *cc, const char *path, struct fs_place *out);
+uint64_t sbx__place_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
                          unsigned min, const char *rel, uint64_t rights,
                          const struct fs_place **why);
-size_t relevant_places(const struct compiler *cc, const struct fs_place *d,
+size_t sbx__places_near(const struct compiler *cc, const struct fs_place *d,
                               const struct fs_place **out);
-bool place_dir(const struct compiler *cc, int dirfd, struct fs_place *out);
+bool sbx__place_dir(const struct compiler *cc, int dirfd, struct fs_place *out);
 
 /* ---- aliases.c --------------------------------------------------------- */
 
-int by_inode(const void *a, const void *b);
-int collect_idents(struct compiler *cc, const struct node *n, char *path, size_t cap);
-const struct ident *find_ident(const struct compiler *cc, dev_t dev, ino_t ino);
-void check_aliases(struct compiler *cc, const struct node *root, const struct fs_place *p);
+int sbx__idents_collect(struct compiler *cc, const struct node *root);
+const struct ident *sbx__ident_find(const struct compiler *cc, dev_t dev, ino_t ino);
+void sbx__aliases_warn(struct compiler *cc, const struct node *root, const struct fs_place *p);
 
 /* ---- stamps.c ---------------------------------------------------------- */
 
-void stamp(struct compiler *cc, const struct stat *st);
-void stamp_file(struct compiler *cc, const char *name, const struct stat *st);
-bool stamp_matches(const struct sbx_stamp *sp);
-bool file_stamp_matches(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f);
+void sbx__stamp_dir(struct compiler *cc, const struct stat *st);
+void sbx__stamp_file(struct compiler *cc, const char *name, const struct stat *st);
+bool sbx__stamp_current(const struct sbx_stamp *sp);
+bool sbx__file_stamp_current(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f);
 
 /* ---- emit.c ------------------------------------------------------------ */
 
-void drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
-void emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
+void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
+void sbx__emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
                  uint64_t have);
 
 /* ---- controls.c -------------------------------------------------------- */
 
-bool settle_controls(const struct sbx_scope *scope, struct sbx_ruleset *out);
-uint64_t net_rights(int enforced);
-uint64_t scopes(int enforced);
-void add_ports(struct compiler *cc, const struct sbx_scope *scope);
+bool sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out);
+uint64_t sbx__controls_net(int enforced);
+uint64_t sbx__controls_scoped(int enforced);
+void sbx__controls_add_ports(struct compiler *cc, const struct sbx_scope *scope);
 #endif /* SBX_COMPILER_H */

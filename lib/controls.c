@@ -27,7 +27,7 @@ static const struct {
 
 /* Decides which requested controls this ABI enforces; each one it cannot
  * is a warning, or with SBX_SCOPE_STRICT a refusal (false). */
-bool settle_controls(const struct sbx_scope *scope, struct sbx_ruleset *out)
+bool sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 {
 	for (size_t i = 0; i < sizeof(control_table) / sizeof(control_table[0]); i++) {
 		int flag = control_table[i].flag, abi = control_table[i].abi;
@@ -52,13 +52,13 @@ bool settle_controls(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	return true;
 }
 
-uint64_t net_rights(int enforced)
+uint64_t sbx__controls_net(int enforced)
 {
 	return (enforced & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
 	       (enforced & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
 }
 
-uint64_t scopes(int enforced)
+uint64_t sbx__controls_scoped(int enforced)
 {
 	return (enforced & SBX_SCOPE_NO_ABSTRACT_UNIX ? LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET : 0) |
 	       (enforced & SBX_SCOPE_NO_SIGNAL ? LANDLOCK_SCOPE_SIGNAL : 0);
@@ -66,9 +66,9 @@ uint64_t scopes(int enforced)
 
 /* The allowed ports, each a grant like any other: one that cannot be added
  * is dropped (that port stays denied). */
-void add_ports(struct compiler *cc, const struct sbx_scope *scope)
+void sbx__controls_add_ports(struct compiler *cc, const struct sbx_scope *scope)
 {
-	uint64_t handled = net_rights(cc->out->controls);
+	uint64_t handled = sbx__controls_net(cc->out->controls);
 
 	for (size_t i = 0; i < scope->nports; i++) {
 		uint64_t access = ((scope->ports[i].access & SBX_TCP_BIND) ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
@@ -85,6 +85,6 @@ void add_ports(struct compiler *cc, const struct sbx_scope *scope)
 		}
 		snprintf(name, sizeof(name), "tcp port %u", scope->ports[i].port);
 		strcpy(cc->path, "");
-		drop(cc, name, -r, DROP_FAILED);
+		sbx__drop(cc, name, -r, DROP_FAILED);
 	}
 }

@@ -42,7 +42,7 @@ static bool trusts_d_ino(int dirfd)
 	}
 }
 
-void drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
+void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
 	struct sbx_ruleset *rs = cc->out;
 	char full[PATH_MAX + NAME_MAX + 2], **grown;
@@ -90,7 +90,7 @@ static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, con
 		return;
 	r = sbx__ruleset_add(cc->out->fd, fd, access);
 	if (r) {
-		drop(cc, name, -r, DROP_FAILED);
+		sbx__drop(cc, name, -r, DROP_FAILED);
 		return;
 	}
 	cc->out->rules++;
@@ -160,180 +160,235 @@ nomem:
 	return ENOMEM;
 }
 
+/* A directory being expanded, and what bears on its entries. */
+struct expansion {
+	const struct node *n;
+	int dirfd;
+	dev_t dev;
+	const struct fs_place *dirp; /* where it is; NULL with no places */
+	uint64_t rights;             /* what its entries get */
+	bool d_ino_ok;
+	const struct mount **here;   /* the mounts on its entries */
+	size_t nhere;
+	const struct fs_place **near; /* the places that can bear on them */
+	size_t nnear;
+};
+
+static bool expansion_init(struct compiler *cc, struct expansion *x)
+{
+	x->d_ino_ok = trusts_d_ino(x->dirfd);
+	x->here = malloc((cc->nmounts + 1) * sizeof(*x->here));
+	x->near = malloc((cc->nplaces + 1) * sizeof(*x->near));
+	if (!x->here || !x->near) {
+		cc->err = ENOMEM;
+		return false;
+	}
+	x->nhere = sbx__mounts_here(cc, x->here);
+	x->nnear = x->dirp ? sbx__places_near(cc, x->dirp, x->near) : 0;
+	return true;
+}
+
+/* What the scope allows on the entry open as fd: where it really is (the
+ * root of another mount, or a name in the directory's own filesystem)
+ * decides.  *why: the configured place that withholds a right. */
+static uint64_t entry_allowed(struct compiler *cc, const struct expansion *x, int fd,
+                              const char *name, const struct mount *mnt,
+                              const struct fs_place **why)
+{
+	const struct fs_place *d = x->dirp;
+	const struct mount *root_of = NULL;
+	char rel[3 * PATH_MAX];
+
+	if (!d)
+		return x->rights;
+	if (mnt && (root_of = sbx__mount_of(cc, fd, "")) && root_of->id == d->home->id)
+		root_of = NULL;
+	if (root_of)
+		snprintf(rel, sizeof(rel), "%s", root_of->root);
+	else
+		snprintf(rel, sizeof(rel), "%s/%s", strcmp(d->rel, "/") ? d->rel : "", name);
+	return sbx__place_clamp(x->near, x->nnear, root_of ? root_of->dev_major : d->dev_major,
+	                        root_of ? root_of->dev_minor : d->dev_minor, rel, x->rights, why);
+}
+
+/* Grants the entry open as fd what it may have, or says why not. */
+static void judge_entry(struct compiler *cc, const struct expansion *x, int fd, const char *name,
+                        unsigned char type, const struct stat *st, uint64_t allowed,
+                        const struct fs_place *why)
+{
+	char alias[PATH_MAX + NAME_MAX + 2];
+	const struct ident *same;
+
+	snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
+	if ((same = sbx__ident_find(cc, st->st_dev, st->st_ino))) {
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, alias,
+		           "%s is also %s (a bind mount or a hard link); that name is not granted",
+		           same->path, alias);
+	} else if (allowed != x->rights && type != DT_LNK) {
+		/* A second name of a part of a denied or read-only path. */
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
+		           "%s shows a part of %s (a bind mount); %s", alias,
+		           why ? why->path : "a restricted path",
+		           allowed ? "it is granted only what that allows" : "it is not granted");
+		if (allowed)
+			grant(cc, fd, type == DT_DIR, allowed, name);
+	} else if (type != DT_DIR && type != DT_LNK && st->st_nlink > 1) {
+		sbx__drop(cc, name, EMLINK, DROP_LINKED);
+	} else if (type != DT_LNK) {
+		grant(cc, fd, type == DT_DIR, x->rights, name);
+		if (type != DT_DIR)
+			sbx__stamp_file(cc, name, st);
+	}
+}
+
+/* One listed entry: opened without following it, and judged. */
+static void expand_entry(struct compiler *cc, const struct expansion *x, const char *name,
+                         const struct entry *e)
+{
+	unsigned char type = e->type;
+	const struct mount *mnt;
+	const struct fs_place *why = NULL;
+	struct stat st = { .st_dev = x->dev, .st_ino = e->ino };
+	uint64_t allowed;
+	int fd;
+
+	if (type == DT_LNK || sbx__tree_find(x->n, name))
+		return;
+	fd = openat(x->dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		sbx__drop(cc, name, errno, DROP_FAILED);
+		return;
+	}
+	mnt = x->nhere ? sbx__mount_on(x->here, x->nhere,
+	                               strcmp(cc->path, "/") ? strlen(cc->path) : 0, name)
+	               : NULL;
+	/* A directory's identity is its entry's, unless something is
+	 * mounted there; anything else is looked at for its links. */
+	if ((type != DT_DIR || !x->d_ino_ok || mnt) && fstat(fd, &st)) {
+		sbx__drop(cc, name, errno, DROP_FAILED);
+		close(fd);
+		return;
+	}
+	if (type == DT_UNKNOWN)
+		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+	allowed = entry_allowed(cc, x, fd, name, mnt, &why);
+	judge_entry(cc, x, fd, name, type, &st, allowed, why);
+	close(fd);
+}
+
 /* Grants `rights' to every entry of the directory that is not on the way to
  * a configured path.  Symlinks are never followed, and get nothing: a rule
  * on a link grants nothing, its target has its own. */
 static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t dev,
                    const struct fs_place *dirp, uint64_t rights)
 {
+	struct expansion x = { .n = n, .dirfd = dirfd, .dev = dev, .dirp = dirp, .rights = rights };
 	struct listing l = { 0 };
 	int err = list_dir(dirfd, &l);
-	bool d_ino_ok = trusts_d_ino(dirfd);
-	const struct mount **here = malloc((cc->nmounts + 1) * sizeof(*here));
-	const struct fs_place **near = malloc((cc->nplaces + 1) * sizeof(*near));
-	size_t nhere, nnear;
 
-	if (!here || !near) {
+	if (!expansion_init(cc, &x)) {
+		/* cc->err is set */
+	} else if (err == ENOMEM) {
 		cc->err = ENOMEM;
-		free(here);
-		free(near);
-		listing_free(&l);
-		return;
+	} else if (err) {
+		sbx__drop(cc, "", err, DROP_UNLISTED);
+	} else {
+		/* Listed, not yet opened: what a caller's debug logger sees here
+		 * is exactly the window in which an entry can vanish. */
+		sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL,
+		           "expanding %s (%zu entries)", cc->path, l.n);
+		for (size_t i = 0; i < l.n && !cc->err; i++)
+			expand_entry(cc, &x, l.names + l.v[i].name, &l.v[i]);
 	}
-	nhere = mounts_here(cc, here);
-	nnear = dirp ? relevant_places(cc, dirp, near) : 0;
-
-	if (err) {
-		if (err == ENOMEM)
-			cc->err = ENOMEM;
-		else
-			drop(cc, "", err, DROP_UNLISTED);
-		free(here);
-		free(near);
-		listing_free(&l);
-		return;
-	}
-	/* Listed, not yet opened: what a caller's debug logger sees here is
-	 * exactly the window in which an entry can vanish. */
-	sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL, "expanding %s (%zu entries)",
-	           cc->path, l.n);
-	for (size_t i = 0; i < l.n && !cc->err; i++) {
-		const char *name = l.names + l.v[i].name;
-		unsigned char type = l.v[i].type;
-		const struct ident *same;
-		const struct mount *mnt, *root_of = NULL;
-		const struct fs_place *why = NULL;
-		char alias[PATH_MAX + NAME_MAX + 2], rel[3 * PATH_MAX];
-		uint64_t allowed;
-		struct stat st = { .st_dev = dev, .st_ino = l.v[i].ino };
-		int fd;
-
-		if (type == DT_LNK || tree_find(n, name))
-			continue;
-		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			drop(cc, name, errno, DROP_FAILED);
-			continue;
-		}
-		mnt = nhere ? mount_on(here, nhere, strcmp(cc->path, "/") ? strlen(cc->path) : 0, name)
-		            : NULL;
-		/* A directory's identity is its entry's, unless something is
-		 * mounted there; anything else is looked at for its links. */
-		if ((type != DT_DIR || !d_ino_ok || mnt) && fstat(fd, &st)) {
-			drop(cc, name, errno, DROP_FAILED);
-			close(fd);
-			continue;
-		}
-		if (type == DT_UNKNOWN)
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-		snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
-		/* Where the entry really is: the root of another mount, or a
-		 * name in this directory's own filesystem. */
-		allowed = rights;
-		if (dirp) {
-			if (mnt && (root_of = mount_of(cc, fd, "")) && root_of->id == dirp->home->id)
-				root_of = NULL;
-			if (root_of)
-				snprintf(rel, sizeof(rel), "%s", root_of->root);
-			else
-				snprintf(rel, sizeof(rel), "%s/%s", strcmp(dirp->rel, "/") ? dirp->rel : "",
-				         name);
-			allowed = fs_clamp(near, nnear, root_of ? root_of->dev_major : dirp->dev_major,
-			                   root_of ? root_of->dev_minor : dirp->dev_minor, rel, rights,
-			                   &why);
-		}
-		if ((same = find_ident(cc, st.st_dev, st.st_ino))) {
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, alias,
-			           "%s is also %s (a bind mount or a hard link); that name is not granted",
-			           same->path, alias);
-		} else if (allowed != rights && type != DT_LNK) {
-			/* A second name of a part of a denied or read-only path. */
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
-			           "%s shows a part of %s (a bind mount); %s", alias,
-			           why ? why->path : "a restricted path",
-			           allowed ? "it is granted only what that allows" : "it is not granted");
-			if (allowed)
-				grant(cc, fd, type == DT_DIR, allowed, name);
-		} else if (type != DT_DIR && type != DT_LNK && st.st_nlink > 1) {
-			drop(cc, name, EMLINK, DROP_LINKED);
-		} else if (type != DT_LNK) {
-			grant(cc, fd, type == DT_DIR, rights, name);
-			if (type != DT_DIR)
-				stamp_file(cc, name, &st);
-		}
-		close(fd);
-	}
-	free(here);
-	free(near);
+	free(x.here);
+	free(x.near);
 	listing_free(&l);
+}
+
+/* The rights of node n's own directory, open as dirfd: what its subtree
+ * has in common and the rules above do not give, clamped to what the
+ * scope allows where the directory really is.  false: it cannot be placed
+ * (dropped) or memory ran out (cc->err). */
+static bool own_rights(struct compiler *cc, const struct node *n, int dirfd, uint64_t have,
+                       struct fs_place *place, uint64_t *own)
+{
+	const struct fs_place **near, *why = NULL;
+	size_t nnear;
+
+	*own = n->common & ~have;
+	if (!cc->nplaces)
+		return true;
+	/* Nothing is granted on a directory the mount table cannot place:
+	 * whether it shows something restricted is unknown. */
+	if (!sbx__place_dir(cc, dirfd, place)) {
+		sbx__drop(cc, "", ENOENT, DROP_UNPLACED);
+		return false;
+	}
+	if (!(near = malloc((cc->nplaces + 1) * sizeof(*near)))) {
+		cc->err = ENOMEM;
+		return false;
+	}
+	nnear = sbx__places_near(cc, place, near);
+	*own = sbx__place_clamp(near, nnear, place->dev_major, place->dev_minor, place->rel, *own,
+	                        &why);
+	free(near);
+	if (*own != (n->common & ~have) && why)
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
+		           "%s shows a part of %s (a bind mount); it is granted only what that allows",
+		           cc->path, why->path);
+	return true;
+}
+
+/* A child node of the directory open as dirfd: a directory is emitted in
+ * turn, a file granted what its node asks. */
+static void emit_kid(struct compiler *cc, const struct node *kid, int dirfd, uint64_t have)
+{
+	size_t base = strlen(cc->path);
+	struct stat st;
+	int fd;
+
+	if (!((kid->common | kid->want) & ~have) && !kid->nkids)
+		return; /* nothing to add beneath it */
+	fd = openat(dirfd, kid->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* A configured path that does not exist is simply not there:
+		 * nothing to grant, and its parent lacks the rights to create
+		 * it. */
+		if (errno != ENOENT && errno != ENOTDIR)
+			sbx__drop(cc, kid->name, errno, DROP_FAILED);
+		return;
+	}
+	if (fstat(fd, &st)) {
+		sbx__drop(cc, kid->name, errno, DROP_FAILED);
+	} else if (S_ISDIR(st.st_mode)) {
+		if (sbx__path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
+			sbx__emit(cc, kid, fd, &st, have);
+			cc->path[base] = '\0';
+		} else {
+			sbx__drop(cc, kid->name, ENAMETOOLONG, DROP_FAILED);
+		}
+	} else if (!S_ISLNK(st.st_mode)) {
+		/* A file: nothing can be beneath it. */
+		grant(cc, fd, false, kid->common & ~have, kid->name);
+	}
+	close(fd);
 }
 
 /* Emits the rules for node n, whose directory is open as dirfd (and is
  * st); `have' is what the rules above it already grant beneath it. */
-void emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
-                 uint64_t have)
+void sbx__emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
+               uint64_t have)
 {
-	size_t base = strlen(cc->path);
 	struct fs_place place;
-	const struct fs_place **near, *why = NULL;
-	size_t nnear;
 	uint64_t own;
 
-	stamp(cc, st_n);
-	own = n->common & ~have;
-	if (cc->nplaces) {
-		/* Nothing is granted on a directory the mount table cannot
-		 * place: whether it shows something restricted is unknown. */
-		if (!place_dir(cc, dirfd, &place)) {
-			drop(cc, "", ENOENT, DROP_UNPLACED);
-			return;
-		}
-		if (!(near = malloc((cc->nplaces + 1) * sizeof(*near)))) {
-			cc->err = ENOMEM;
-			return;
-		}
-		nnear = relevant_places(cc, &place, near);
-		own = fs_clamp(near, nnear, place.dev_major, place.dev_minor, place.rel, own, &why);
-		free(near);
-	}
-	if (own != (n->common & ~have) && why)
-		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
-		           "%s shows a part of %s (a bind mount); it is granted only what that allows",
-		           cc->path, why->path);
+	sbx__stamp_dir(cc, st_n);
+	if (!own_rights(cc, n, dirfd, have, &place, &own))
+		return;
 	grant(cc, dirfd, true, own, "");
 	have |= n->common;
 	if (n->want & ~have)
 		expand(cc, n, dirfd, st_n->st_dev, cc->nplaces ? &place : NULL, n->want & ~have);
-
-	for (size_t i = 0; i < n->nkids && !cc->err; i++) {
-		const struct node *kid = n->kids[i];
-		struct stat st;
-		int fd;
-
-		if (!((kid->common | kid->want) & ~have) && !kid->nkids)
-			continue; /* nothing to add beneath it */
-		fd = openat(dirfd, kid->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			/* A configured path that does not exist is simply not
-			 * there: nothing to grant, and its parent lacks the
-			 * rights to create it. */
-			if (errno != ENOENT && errno != ENOTDIR)
-				drop(cc, kid->name, errno, DROP_FAILED);
-			continue;
-		}
-		if (fstat(fd, &st)) {
-			drop(cc, kid->name, errno, DROP_FAILED);
-		} else if (S_ISDIR(st.st_mode)) {
-			if (path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
-				emit(cc, kid, fd, &st, have);
-				cc->path[base] = '\0';
-			} else {
-				drop(cc, kid->name, ENAMETOOLONG, DROP_FAILED);
-			}
-		} else if (!S_ISLNK(st.st_mode)) {
-			/* A file: nothing can be beneath it. */
-			grant(cc, fd, false, kid->common & ~have, kid->name);
-		}
-		close(fd);
-	}
+	for (size_t i = 0; i < n->nkids && !cc->err; i++)
+		emit_kid(cc, n->kids[i], dirfd, have);
 }

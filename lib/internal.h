@@ -85,7 +85,7 @@ struct sbx_scope {
 int sbx__scope_get(const struct sbx_scope *scope, struct sbx_ruleset **rs);
 void sbx__scope_put(struct sbx_ruleset *rs);
 /* The scope changed: nothing compiled from it before applies. */
-void drop_snapshot(struct sbx_scope *s);
+void sbx__ruleset_forget(struct sbx_scope *s);
 
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 

@@ -48,7 +48,7 @@ static char *field(char **p)
 	return start;
 }
 
-int read_mounts(struct mount_table *t)
+int sbx__mounts_read(struct mount_table *t)
 {
 	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	size_t len = 0, room = 8192, cap = 0;
@@ -97,7 +97,7 @@ int read_mounts(struct mount_table *t)
 	return 0;
 }
 
-void free_mounts(struct mount_table *t)
+void sbx__mounts_free(struct mount_table *t)
 {
 	free(t->v);
 	free(t->text);
@@ -106,7 +106,7 @@ void free_mounts(struct mount_table *t)
 /* The mounts on entries of the directory being expanded, by the entry's
  * name (in out, room for every mount): usually none, so that the entries
  * are not each compared with the whole table. */
-size_t mounts_here(const struct compiler *cc, const struct mount **out)
+size_t sbx__mounts_here(const struct compiler *cc, const struct mount **out)
 {
 	size_t dlen = strlen(cc->path), n = 0;
 
@@ -124,7 +124,7 @@ size_t mounts_here(const struct compiler *cc, const struct mount **out)
 
 /* The mount on entry name (the last one made there, which is the one
  * seen), or NULL. */
-const struct mount *mount_on(const struct mount *const *here, size_t n, size_t dlen,
+const struct mount *sbx__mount_on(const struct mount *const *here, size_t n, size_t dlen,
                                     const char *name)
 {
 	const struct mount *found = NULL;
@@ -145,7 +145,7 @@ static const struct mount *mount_by_id(const struct compiler *cc, unsigned long 
 
 /* The mount an open file or a path is seen through: by its mount id, which
  * no order of the table or moving of mounts can confuse. */
-const struct mount *mount_of(const struct compiler *cc, int dirfd, const char *path)
+const struct mount *sbx__mount_of(const struct compiler *cc, int dirfd, const char *path)
 {
 	struct statx sx;
 
@@ -157,21 +157,21 @@ const struct mount *mount_of(const struct compiler *cc, int dirfd, const char *p
 
 /* Where path is in its filesystem.  A path that does not exist is placed
  * through its nearest existing ancestor. */
-bool place_of(const struct compiler *cc, const char *path, struct fs_place *out)
+bool sbx__place_path(const struct compiler *cc, const char *path, struct fs_place *out)
 {
 	char known[PATH_MAX];
 	const struct mount *m = NULL;
 
 	snprintf(known, sizeof(known), "%s", path);
-	while (!(m = mount_of(cc, AT_FDCWD, known)) && strcmp(known, "/"))
-		path_pop(known);
-	if (!m || !covers(m->point, known))
+	while (!(m = sbx__mount_of(cc, AT_FDCWD, known)) && strcmp(known, "/"))
+		sbx__path_pop(known);
+	if (!m || !sbx__path_covers(m->point, known))
 		return false;
 	out->home = m;
 	out->dev_major = m->dev_major;
 	out->dev_minor = m->dev_minor;
 	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
-	         suffix_after(m->point, path));
+	         sbx__path_after(m->point, path));
 	if (!out->rel[0])
 		strcpy(out->rel, "/");
 	out->path = path;
@@ -182,8 +182,8 @@ bool place_of(const struct compiler *cc, const char *path, struct fs_place *out)
  * filesystem, whatever name it is reached by: the rights of the nearest
  * configured place above or at it, less any right a configured place
  * beneath it withholds (a grant holds on everything beneath its inode).
- * places: those that can matter, as relevant_places() picks them. */
-uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
+ * places: those that can matter, as sbx__places_near() picks them. */
+uint64_t sbx__place_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
                          unsigned min, const char *rel, uint64_t rights,
                          const struct fs_place **why)
 {
@@ -197,7 +197,7 @@ uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
 
 		if (p->dev_major != maj || p->dev_minor != min)
 			continue;
-		if (covers(p->rel, rel)) {
+		if (sbx__path_covers(p->rel, rel)) {
 			if (!nearest || len > best) {
 				best = len;
 				above = p->rights;
@@ -205,7 +205,7 @@ uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
 			} else if (len == best) {
 				above |= p->rights; /* one path twice: the widest */
 			}
-		} else if (covers(rel, p->rel) && (rights & ~p->rights)) {
+		} else if (sbx__path_covers(rel, p->rel) && (rights & ~p->rights)) {
 			below &= p->rights;
 			under = p;
 		}
@@ -217,7 +217,7 @@ uint64_t fs_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
 
 /* The places that can bear on the directory d and its entries: on its
  * device, above it or beneath it. */
-size_t relevant_places(const struct compiler *cc, const struct fs_place *d,
+size_t sbx__places_near(const struct compiler *cc, const struct fs_place *d,
                               const struct fs_place **out)
 {
 	size_t n = 0;
@@ -226,24 +226,24 @@ size_t relevant_places(const struct compiler *cc, const struct fs_place *d,
 		const struct fs_place *p = &cc->places[i];
 
 		if (p->dev_major == d->dev_major && p->dev_minor == d->dev_minor &&
-		    (covers(p->rel, d->rel) || covers(d->rel, p->rel)))
+		    (sbx__path_covers(p->rel, d->rel) || sbx__path_covers(d->rel, p->rel)))
 			out[n++] = p;
 	}
 	return n;
 }
 
 /* Where the directory open as dirfd, reached as cc->path, is. */
-bool place_dir(const struct compiler *cc, int dirfd, struct fs_place *out)
+bool sbx__place_dir(const struct compiler *cc, int dirfd, struct fs_place *out)
 {
-	const struct mount *m = mount_of(cc, dirfd, "");
+	const struct mount *m = sbx__mount_of(cc, dirfd, "");
 
-	if (!m || !covers(m->point, cc->path))
+	if (!m || !sbx__path_covers(m->point, cc->path))
 		return false;
 	out->home = m;
 	out->dev_major = m->dev_major;
 	out->dev_minor = m->dev_minor;
 	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
-	         suffix_after(m->point, cc->path));
+	         sbx__path_after(m->point, cc->path));
 	if (!out->rel[0])
 		strcpy(out->rel, "/");
 	out->path = NULL;

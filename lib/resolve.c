@@ -17,7 +17,7 @@
 #include "lib/compiler.h"
 
 /* Appends "/name" (len bytes of it) to the absolute path in buf. */
-int path_push(char *buf, const char *name, size_t len)
+int sbx__path_push(char *buf, const char *name, size_t len)
 {
 	size_t n = strlen(buf);
 
@@ -30,7 +30,7 @@ int path_push(char *buf, const char *name, size_t len)
 	return 0;
 }
 
-void path_pop(char *buf)
+void sbx__path_pop(char *buf)
 {
 	char *slash = strrchr(buf, '/');
 
@@ -46,7 +46,7 @@ void path_pop(char *buf)
  * (if given) says whether path was absolute and no symlink was followed:
  * then it resolves the same for as long as the directories on its way are
  * unchanged. */
-int resolve_plain(const char *path, char *out, bool *plain)
+int sbx__resolve(const char *path, char *out, bool *plain)
 {
 	char todo[2 * PATH_MAX], link[PATH_MAX];
 	int links = 0;
@@ -79,11 +79,11 @@ int resolve_plain(const char *path, char *out, bool *plain)
 			 * not stamped: the path must be resolved again to reuse. */
 			if (plain)
 				*plain = false;
-			path_pop(out);
+			sbx__path_pop(out);
 			p = *end ? end + 1 : end;
 			continue;
 		}
-		if ((err = path_push(out, p, len)))
+		if ((err = sbx__path_push(out, p, len)))
 			return err;
 		p = *end ? end + 1 : end;
 		if (lstat(out, &st)) {
@@ -101,7 +101,7 @@ int resolve_plain(const char *path, char *out, bool *plain)
 		if (n < 0)
 			return errno;
 		link[n] = '\0';
-		path_pop(out);
+		sbx__path_pop(out);
 		if (link[0] == '/')
 			strcpy(out, "/");
 		/* The link's target comes before what is left to walk. */
@@ -115,13 +115,8 @@ int resolve_plain(const char *path, char *out, bool *plain)
 	return 0;
 }
 
-int resolve(const char *path, char *out)
-{
-	return resolve_plain(path, out, NULL);
-}
-
 /* Whether a is b or one of b's ancestors (both resolved, absolute). */
-bool covers(const char *a, const char *b)
+bool sbx__path_covers(const char *a, const char *b)
 {
 	size_t n = strlen(a);
 
@@ -130,7 +125,7 @@ bool covers(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
 }
 
-const char *suffix_after(const char *prefix, const char *path)
+const char *sbx__path_after(const char *prefix, const char *path)
 {
 	return strcmp(prefix, "/") == 0 ? path : path + strlen(prefix);
 }

@@ -28,7 +28,7 @@ void sbx__scope_put(struct sbx_ruleset *rs)
 }
 
 /* The scope changed: nothing compiled from it before applies. */
-void drop_snapshot(struct sbx_scope *s)
+void sbx__ruleset_forget(struct sbx_scope *s)
 {
 	struct sbx_ruleset *snapshot, *cache;
 
@@ -168,16 +168,16 @@ bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 	if (atomic_load(&rs->stale))
 		return false;
 	for (size_t i = 0; i < rs->nstamps; i++)
-		if (!stamp_matches(&rs->stamps[i]))
+		if (!sbx__stamp_current(&rs->stamps[i]))
 			return false;
 	for (size_t i = 0; i < rs->nfiles; i++)
-		if (!file_stamp_matches(rs, &rs->files[i]))
+		if (!sbx__file_stamp_current(rs, &rs->files[i]))
 			return false;
 	/* The paths resolve as they did (the cwd, the symlinks on the way).
 	 * A plain one does: every directory on its way is stamped above. */
 	for (size_t i = 0; i < scope->nrules; i++)
 		if (!rs->plain[i] &&
-		    (resolve(scope->rules[i].path, path) || strcmp(path, rs->resolved[i])))
+		    (sbx__resolve(scope->rules[i].path, path, NULL) || strcmp(path, rs->resolved[i])))
 			return false;
 	return true;
 }

@@ -29,7 +29,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 
 	if (!s)
 		return EINVAL;
-	drop_snapshot(s);
+	sbx__ruleset_forget(s);
 	for (size_t i = 0; i < s->nrules; i++)
 		free(s->rules[i].path);
 	free(s->rules);
@@ -56,7 +56,7 @@ static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 	s->rules = grown;
 	if (!(copy = strdup(path)))
 		return ENOMEM;
-	drop_snapshot(s);
+	sbx__ruleset_forget(s);
 	s->rules[s->nrules++] = (struct sbx_scope_rule){ .mode = mode, .path = copy };
 	return 0;
 }
@@ -85,7 +85,7 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 	if (!scope->__scope || (flags & ~KNOWN_FLAGS))
 		return EINVAL;
 	if (scope->__scope->flags != flags)
-		drop_snapshot(scope->__scope);
+		sbx__ruleset_forget(scope->__scope);
 	scope->__scope->flags = flags;
 	return 0;
 }
@@ -109,7 +109,7 @@ SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsign
 	if (!(grown = sbx__grow(s->ports, &s->ports_cap, s->nports + 1, sizeof(*s->ports))))
 		return ENOMEM;
 	s->ports = grown;
-	drop_snapshot(s);
+	sbx__ruleset_forget(s);
 	s->ports[s->nports++] = (struct sbx_port){ .access = access, .port = port };
 	if (access & SBX_TCP_BIND)
 		s->flags |= SBX_SCOPE_NO_TCP_BIND;
@@ -123,7 +123,7 @@ SBX_EXPORT int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi)
 	if (!scope->__scope || abi < 0 || abi > ABI_MAX)
 		return EINVAL;
 	if (scope->__scope->abi_cap != abi)
-		drop_snapshot(scope->__scope);
+		sbx__ruleset_forget(scope->__scope);
 	scope->__scope->abi_cap = abi;
 	return 0;
 }

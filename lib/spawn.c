@@ -505,6 +505,75 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+/* The ruleset a spawn with this scope applies, in the child's record. */
+static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct sbx_ruleset **rs)
+{
+	int err = sbx__scope_get(scope, rs);
+
+	if (err)
+		return err;
+	if ((*rs)->confinement == SBX_OUTCOME_REFUSED) {
+		c->refused = (*rs)->error;
+		c->refused_call = (*rs)->refused_call;
+	}
+	c->ruleset_fd = (*rs)->fd;
+	if ((*rs)->controls & SBX_SCOPE_NO_IO_URING)
+		c->seccomp = sbx__io_uring_filter();
+	return 0;
+}
+
+/* Creates the child on a stack of its own and waits for it to exec or
+ * fail: its pid, or -1 with errno. */
+static pid_t start_child(struct child *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = CHILD_STACK + (size_t)page;
+	sigset_t all;
+	char *stack;
+	pid_t pid;
+	int err;
+
+	/* The stack grows down onto a guard page: an overflow faults instead
+	 * of writing the parent's memory. */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	if (mprotect(stack, (size_t)page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, size);
+		errno = err;
+		return -1;
+	}
+	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
+	if (vm_clone_works(stack + size))
+		pid = run_child_vm(c, stack + size);
+	else
+		pid = run_child_fork(c);
+	err = errno;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
+	munmap(stack, size);
+	errno = err;
+	return pid;
+}
+
+/* What the spawn tells the logger and records for sbx_outcome_get(). */
+static void report(const struct sbx_scope *scope, const struct child *c,
+                   const struct sbx_ruleset *rs, const char *file, int err)
+{
+	if (c->res.stage == SBX_STAGE_CONFINE)
+		sbx__event(scope, SBX_EVENT_REFUSED, c->res.err, file, NULL,
+		           "%s: not run: Landlock refused the ruleset (%s)", file,
+		           strerror(c->res.err));
+	sbx__outcome_record(c->res.stage == SBX_STAGE_CONFINE ? SBX_OUTCOME_REFUSED
+	                    : rs                              ? rs->confinement
+	                                                      : SBX_OUTCOME_NONE,
+	                    rs, c->res.stage ? c->res.stage : (err ? SBX_STAGE_SETUP : 0),
+	                    c->res.stage == SBX_STAGE_FILE_ACTION ? c->res.action : -1,
+	                    c->res.stage ? c->res.err : err);
+}
+
 static int spawn(pid_t *restrict pidp, const char *file, int search,
                  const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
                  const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
@@ -516,15 +585,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	                   .ruleset_fd = -1, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
-	sigset_t all;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t size = CHILD_STACK + (size_t)page;
-	char *stack;
 	pid_t pid;
 	int err;
 
-	err = read_attributes(&c, attr);
-	if (err)
+	if ((err = read_attributes(&c, attr)))
 		goto out;
 	if (search && !strchr(file, '/')) {
 		if (!*file) {
@@ -537,43 +601,11 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		err = EINVAL; /* not initialised, or destroyed */
 		goto out;
 	}
-	if (scope) {
-		if ((err = sbx__scope_get(scope, &rs)))
-			goto out;
-		if (rs->confinement == SBX_OUTCOME_REFUSED) {
-			c.refused = rs->error;
-			c.refused_call = rs->refused_call;
-		}
-		c.ruleset_fd = rs->fd;
-		if (rs->controls & SBX_SCOPE_NO_IO_URING)
-			c.seccomp = sbx__io_uring_filter();
-	}
+	if (scope && (err = prepare_scope(&c, scope, &rs)))
+		goto out;
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-
-	/* The stack grows down onto a guard page: an overflow faults instead
-	 * of writing the parent's memory. */
-	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
-		err = errno;
-		goto out;
-	}
-	if (mprotect(stack, (size_t)page, PROT_NONE)) {
-		err = errno;
-		munmap(stack, size);
-		goto out;
-	}
-
-	/* Raw: the C library's sigprocmask would keep its own signals open. */
-	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c.oldmask, KERNEL_SIGSET_SIZE);
-	if (vm_clone_works(stack + size))
-		pid = run_child_vm(&c, stack + size);
-	else
-		pid = run_child_fork(&c);
+	pid = start_child(&c);
 	err = pid < 0 ? errno : 0;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c.oldmask, NULL, KERNEL_SIGSET_SIZE);
-	munmap(stack, size);
-
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec and has exited: reap it. */
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
@@ -583,16 +615,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		*pidp = pid;
 	}
 out:
-	if (c.res.stage == SBX_STAGE_CONFINE)
-		sbx__event(scope, SBX_EVENT_REFUSED, c.res.err, file, NULL,
-		           "%s: not run: Landlock refused the ruleset (%s)", file,
-		           strerror(c.res.err));
-	sbx__outcome_record(c.res.stage == SBX_STAGE_CONFINE ? SBX_OUTCOME_REFUSED
-	                    : rs                             ? rs->confinement
-	                                                     : SBX_OUTCOME_NONE,
-	                    rs, c.res.stage ? c.res.stage : (err ? SBX_STAGE_SETUP : 0),
-	                    c.res.stage == SBX_STAGE_FILE_ACTION ? c.res.action : -1,
-	                    c.res.stage ? c.res.err : err);
+	report(scope, &c, rs, file, err);
 	sbx__scope_put(rs);
 	return err;
 }

@@ -26,7 +26,7 @@ static long long ns_between(const struct timespec *a, const struct timespec *b)
 }
 
 /* Records what the directory in cc->path looked like when it was read. */
-void stamp(struct compiler *cc, const struct stat *st)
+void sbx__stamp_dir(struct compiler *cc, const struct stat *st)
 {
 	struct sbx_ruleset *rs = cc->out;
 	struct sbx_stamp *grown;
@@ -53,7 +53,7 @@ void stamp(struct compiler *cc, const struct stat *st)
  * count is part of what reuse checks (not its times: a file written to is
  * no different).  Kept compact: one of these per file of a large
  * directory. */
-void stamp_file(struct compiler *cc, const char *name, const struct stat *st)
+void sbx__stamp_file(struct compiler *cc, const char *name, const struct stat *st)
 {
 	struct sbx_ruleset *rs = cc->out;
 	size_t len = strlen(name) + 1;
@@ -74,7 +74,7 @@ void stamp_file(struct compiler *cc, const char *name, const struct stat *st)
 	rs->names_len += len;
 }
 
-bool stamp_matches(const struct sbx_stamp *sp)
+bool sbx__stamp_current(const struct sbx_stamp *sp)
 {
 	struct stat st;
 
@@ -83,7 +83,7 @@ bool stamp_matches(const struct sbx_stamp *sp)
 	       st.st_ctim.tv_sec == sp->ctime.tv_sec && st.st_ctim.tv_nsec == sp->ctime.tv_nsec;
 }
 
-bool file_stamp_matches(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f)
+bool sbx__file_stamp_current(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f)
 {
 	const struct sbx_stamp *dir = &rs->stamps[f->dir];
 	char path[PATH_MAX + NAME_MAX + 2];

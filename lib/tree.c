@@ -35,7 +35,7 @@ static void runtime_probe(void)
 		runtime_paths[1][0] = '\0';
 }
 
-struct node *node_new(const char *name, size_t len)
+struct node *sbx__node_new(const char *name, size_t len)
 {
 	struct node *n = calloc(1, sizeof(*n));
 
@@ -48,10 +48,10 @@ struct node *node_new(const char *name, size_t len)
 	return n;
 }
 
-void node_free(struct node *n)
+void sbx__tree_free(struct node *n)
 {
 	for (size_t i = 0; n && i < n->nkids; i++)
-		node_free(n->kids[i]);
+		sbx__tree_free(n->kids[i]);
 	if (n) {
 		free(n->kids);
 		free(n->name);
@@ -69,7 +69,7 @@ static struct node *node_child(struct node *n, const char *name, size_t len)
 	if (!(grown = sbx__grow(n->kids, &n->cap, n->nkids + 1, sizeof(*n->kids))))
 		return NULL;
 	n->kids = grown;
-	return (n->kids[n->nkids] = node_new(name, len)) ? n->kids[n->nkids++] : NULL;
+	return (n->kids[n->nkids] = sbx__node_new(name, len)) ? n->kids[n->nkids++] : NULL;
 }
 
 /* Puts path in the tree.  At one path the widest mode wins: a re-admission
@@ -95,25 +95,25 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
 }
 
-uint64_t mode_rights(const struct rights *r, int mode)
+uint64_t sbx__mode_rights(const struct rights *r, int mode)
 {
 	return mode == SBX_MODE_ALLOW ? r->dir : mode == SBX_MODE_READONLY ? r->read : 0;
 }
 
 /* Fills want (top down) and common (bottom up), sorts the children. */
-void tree_settle(struct node *n, uint64_t inherited, const struct rights *r)
+void sbx__tree_settle(struct node *n, uint64_t inherited, const struct rights *r)
 {
-	n->want = n->mode >= 0 ? mode_rights(r, n->mode) : inherited;
+	n->want = n->mode >= 0 ? sbx__mode_rights(r, n->mode) : inherited;
 	n->common = n->want;
 	for (size_t i = 0; i < n->nkids; i++) {
-		tree_settle(n->kids[i], n->want, r);
+		sbx__tree_settle(n->kids[i], n->want, r);
 		n->common &= n->kids[i]->common;
 	}
 	if (n->nkids)
 		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 }
 
-struct node *tree_find(const struct node *n, const char *name)
+struct node *sbx__tree_find(const struct node *n, const char *name)
 {
 	struct node key = { .name = (char *)name }, *kp = &key, **hit;
 
@@ -124,7 +124,7 @@ struct node *tree_find(const struct node *n, const char *name)
 }
 
 /* The mode that governs path: that of its nearest configured ancestor. */
-int mode_at(const struct node *root, const char *path)
+int sbx__tree_mode_at(const struct node *root, const char *path)
 {
 	const struct node *n = root;
 	int mode = root->mode >= 0 ? root->mode : SBX_MODE_ALLOW;
@@ -145,7 +145,7 @@ int mode_at(const struct node *root, const char *path)
 }
 
 /* Whether path's directory is a node of the tree (listed, if anything). */
-bool parent_in_tree(const struct node *root, const char *path)
+bool sbx__tree_has_parent(const struct node *root, const char *path)
 {
 	const struct node *n = root;
 	const char *p = path + 1, *end;
@@ -166,7 +166,7 @@ bool parent_in_tree(const struct node *root, const char *path)
 
 /* Resolves every configured path, leaves out the denials that would stop
  * every program, and builds the tree. */
-int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
+int sbx__tree_build(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
                       struct sbx_ruleset *out)
 {
 	int err;
@@ -177,7 +177,7 @@ int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved
 	if (!(out->plain = calloc(scope->nrules + 1, sizeof(bool))))
 		return ENOMEM;
 	for (size_t i = 0; i < scope->nrules; i++) {
-		if ((err = resolve_plain(scope->rules[i].path, resolved[i], &out->plain[i])))
+		if ((err = sbx__resolve(scope->rules[i].path, resolved[i], &out->plain[i])))
 			return err;
 		if (!(out->resolved[i] = strdup(resolved[i])))
 			return ENOMEM;
@@ -194,14 +194,14 @@ int build_tree(const struct sbx_scope *scope, struct node *root, char (*resolved
 		if (strcmp(resolved[i], "/") == 0)
 			why = "denying / would stop every program";
 		for (int r = 0; r < 2 && !why; r++)
-			if (runtime_paths[r][0] && covers(resolved[i], runtime_paths[r])) {
+			if (runtime_paths[r][0] && sbx__path_covers(resolved[i], runtime_paths[r])) {
 				/* Unless something below re-admits the runtime. */
 				bool readmitted = false;
 
 				for (size_t j = 0; j < scope->nrules; j++)
 					if (scope->rules[j].mode != SBX_MODE_DENY &&
-					    covers(resolved[j], runtime_paths[r]) &&
-					    covers(resolved[i], resolved[j]))
+					    sbx__path_covers(resolved[j], runtime_paths[r]) &&
+					    sbx__path_covers(resolved[i], resolved[j]))
 						readmitted = true;
 				if (!readmitted)
 					why = "it holds the C runtime every program needs";
