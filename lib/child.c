@@ -1,0 +1,352 @@
+/*
+ * The child, between clone and exec: the attributes, the file actions, the
+ * ruleset, then exec.  It shares the parent's memory, so everything here is
+ * async-signal-safe: raw system calls only, no malloc, stdio, locks,
+ * strerror or getenv.  Everything it needs was prepared by the parent.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+#include "lib/child.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* A raw system call: the result, or -errno. */
+static long sys(long nr, long a, long b, long c, long d)
+{
+	long r = syscall(nr, a, b, c, d);
+
+	return r == -1 ? -errno : r;
+}
+
+CHILD static _Noreturn void child_exit(struct child *c, int stage, int action, int err, int status)
+{
+	c->res = (struct child_result){ .stage = stage, .action = action, .err = err };
+	if (c->report_fd >= 0)
+		(void)sys(SYS_write, c->report_fd, (long)&c->res, sizeof(c->res), 0);
+	_exit(status);
+}
+
+CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
+{
+	child_exit(c, stage, action, err, 127);
+}
+
+/* No handler of the parent may run in the child: it would run on the
+ * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
+static void reset_signals(const struct child *c)
+{
+	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
+	 * the layout of every architecture but mips, and the rest is zero. */
+	static const unsigned long dfl[4] = { (unsigned long)SIG_DFL };
+	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
+
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction sa;
+		const unsigned long *set = NULL;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if ((c->flags & POSIX_SPAWN_SETSIGDEF) && sigismember(&c->sigdefault, sig))
+			set = dfl;
+		else if (sig >= 32 && sig < SIGRTMIN)
+			/* The C library's own signals, which sigaction(3) cannot
+			 * read: glibc's posix_spawn leaves them ignored. */
+			set = ign;
+		else if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+		         sa.sa_handler != SIG_DFL)
+			set = dfl;
+		if (set)
+			(void)sys(SYS_rt_sigaction, sig, (long)set, 0, KERNEL_SIGSET_SIZE);
+	}
+}
+
+/* The attribute steps, in glibc's order.  0 or -errno. */
+static long apply_attributes(const struct child *c)
+{
+	long r = 0;
+	int sched = c->flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER);
+
+	if (sched == POSIX_SPAWN_SETSCHEDPARAM)
+		r = sys(SYS_sched_setparam, 0, (long)&c->param, 0, 0);
+	else if (sched)
+		r = sys(SYS_sched_setscheduler, 0, c->policy, (long)&c->param, 0);
+	if (r >= 0 && (c->flags & POSIX_SPAWN_SETSID))
+		r = sys(SYS_setsid, 0, 0, 0, 0);
+	if (r >= 0 && (c->flags & POSIX_SPAWN_SETPGROUP))
+		r = sys(SYS_setpgid, 0, c->pgroup, 0, 0);
+	/* The effective ids only, with raw calls: the C library's set*id
+	 * wrappers would signal the parent's threads. */
+	if (r >= 0 && (c->flags & POSIX_SPAWN_RESETIDS)) {
+		r = sys(SYS_setresuid, -1, sys(SYS_getuid, 0, 0, 0, 0), -1, 0);
+		if (r >= 0)
+			r = sys(SYS_setresgid, -1, sys(SYS_getgid, 0, 0, 0, 0), -1, 0);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Moves one of our own descriptors out of the way of the file actions:
+ * at or above the floor, close-on-exec, its old number closed so that an
+ * action naming that number finds nothing there (EBADF). */
+static long move_up(int *fd, int floor)
+{
+	long moved;
+
+	if (*fd < 0 || *fd >= floor)
+		return 0;
+	moved = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, floor, 0);
+	if (moved < 0)
+		return moved;
+	(void)sys(SYS_close, *fd, 0, 0, 0);
+	*fd = (int)moved;
+	return 0;
+}
+
+/* close_range(2), or on a kernel before 5.9 the descriptors that
+ * /proc/self/fd lists. */
+static long close_range_compat(unsigned low, unsigned high)
+{
+	char buf[1024];
+	long r = sys(SYS_close_range, low, high, 0, 0), n;
+	int dir;
+
+	/* ENOSYS: before 5.9; EPERM: a seccomp policy that predates it. */
+	if (r != -ENOSYS && r != -EPERM)
+		return r;
+	dir = (int)sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dir < 0)
+		return dir;
+	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof(buf), 0)) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			unsigned fd = 0;
+			const char *p = d->d_name;
+
+			off += d->d_reclen;
+			if (*p < '0' || *p > '9')
+				continue;
+			while (*p >= '0' && *p <= '9')
+				fd = fd * 10 + (unsigned)(*p++ - '0');
+			if (fd >= low && fd <= high && (int)fd != dir)
+				(void)sys(SYS_close, fd, 0, 0, 0);
+		}
+	}
+	(void)sys(SYS_close, dir, 0, 0, 0);
+	return n < 0 ? n : 0;
+}
+
+/* closefrom(low) that spares our descriptors. */
+static long close_from(const struct child *c, int low)
+{
+	int keep[2] = { c->ruleset_fd, c->report_fd };
+	long r;
+
+	if (keep[0] > keep[1]) {
+		int t = keep[0];
+		keep[0] = keep[1];
+		keep[1] = t;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < low)
+			continue;
+		if (keep[i] > low && (r = close_range_compat(low, keep[i] - 1)) < 0)
+			return r;
+		low = keep[i] + 1;
+	}
+	return close_range_compat(low, ~0U);
+}
+
+static bool fd_in_range(int fd)
+{
+	struct rlimit rl;
+
+	return sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0 || (rlim_t)fd < rl.rlim_cur;
+}
+
+/* One file action, with glibc's semantics.  0 or -errno. */
+static long file_action(const struct child *c, const struct sbx_file_action *a)
+{
+	long r, fd;
+	pid_t pgid;
+
+	switch (a->kind) {
+	case SBX_FA_OPEN:
+		/* POSIX: a descriptor already open there is closed first. */
+		(void)sys(SYS_close, a->fd, 0, 0, 0);
+		fd = sys(SYS_openat, AT_FDCWD, (long)a->path, a->oflag, a->mode);
+		if (fd < 0 || fd == a->fd)
+			return fd < 0 ? fd : 0;
+		r = sys(SYS_dup3, fd, a->fd, 0, 0);
+		if (r < 0)
+			return r;
+		return sys(SYS_close, fd, 0, 0, 0);
+	case SBX_FA_CLOSE:
+		/* Like glibc: an error counts only for a descriptor that is out
+		 * of range (the limit may have dropped since it was added). */
+		r = sys(SYS_close, a->fd, 0, 0, 0);
+		return r < 0 && !fd_in_range(a->fd) ? r : 0;
+	case SBX_FA_DUP2:
+		if (a->srcfd == c->ruleset_fd || a->srcfd == c->report_fd)
+			return -EBADF;
+		if (a->srcfd != a->fd) {
+			r = sys(SYS_dup3, a->srcfd, a->fd, 0, 0);
+			return r < 0 ? r : 0;
+		}
+		/* dup2(fd, fd) clears close-on-exec (Austin Group issue 411). */
+		r = sys(SYS_fcntl, a->fd, F_GETFD, 0, 0);
+		return r < 0 ? r : sys(SYS_fcntl, a->fd, F_SETFD, r & ~FD_CLOEXEC, 0);
+	case SBX_FA_CHDIR:
+		return sys(SYS_chdir, (long)a->path, 0, 0, 0);
+	case SBX_FA_FCHDIR:
+		return sys(SYS_fchdir, a->fd, 0, 0, 0);
+	case SBX_FA_CLOSEFROM:
+		return close_from(c, a->fd);
+	case SBX_FA_TCSETPGRP:
+		pgid = (c->flags & POSIX_SPAWN_SETPGROUP) && c->pgroup ? c->pgroup
+		                                                       : (pid_t)sys(SYS_getpgid, 0, 0, 0, 0);
+		return sys(SYS_ioctl, a->fd, TIOCSPGRP, (long)&pgid, 0);
+	}
+	return -EINVAL;
+}
+
+struct line {
+	char buf[1024];
+	size_t len;
+};
+
+static void put(struct line *l, const char *s)
+{
+	while (*s && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+static void put_num(struct line *l, long n)
+{
+	char digits[24];
+	int i = (int)sizeof(digits);
+
+	digits[--i] = '\0';
+	do
+		digits[--i] = (char)('0' + n % 10);
+	while ((n /= 10) && i > 1);
+	put(l, digits + i);
+}
+
+/* The errors a refusal can carry, with what to do about them. */
+static const struct {
+	int err;
+	const char *text;
+} refusal_texts[] = {
+	{ E2BIG, "16 Landlock domains are already stacked on this process" },
+	{ EPERM, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
+	{ ENOMEM, "out of memory" },
+	{ EMFILE, "too many open files" },
+	{ ENFILE, "too many open files in the system" },
+	{ EINVAL, "invalid argument" },
+	{ EBADF, "bad ruleset descriptor" },
+	{ ENOSYS, "function not implemented" },
+	{ EOPNOTSUPP, "not supported by this kernel" },
+	{ EACCES, "permission denied" },
+};
+
+static void put_error(struct line *l, int err)
+{
+	for (size_t i = 0; i < sizeof(refusal_texts) / sizeof(refusal_texts[0]); i++)
+		if (refusal_texts[i].err == err) {
+			put(l, refusal_texts[i].text);
+			return;
+		}
+	put(l, "error ");
+	put_num(l, err);
+}
+
+/* One line on fd 2, which is where the caller's file actions put it. */
+CHILD static _Noreturn void child_refuse(struct child *c, const char *call, int err)
+{
+	struct line l = { .len = 0 };
+
+	put(&l, "sbxspawn: ");
+	put(&l, c->file);
+	put(&l, ": not run: Landlock refused the ruleset: ");
+	put(&l, call);
+	put(&l, ": ");
+	put_error(&l, err);
+	l.buf[l.len++] = '\n';
+	(void)sys(SYS_write, 2, (long)l.buf, (long)l.len, 0);
+	child_exit(c, SBX_STAGE_CONFINE, -1, err, SBX_EXIT_REFUSED);
+}
+
+CHILD static void confine(struct child *c)
+{
+	long r;
+
+	if (c->refused)
+		child_refuse(c, c->refused_call, c->refused);
+	if (c->ruleset_fd < 0)
+		return;
+	/* prctl wants every unused argument zero: five of them. */
+	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0)
+		child_refuse(c, "prctl(PR_SET_NO_NEW_PRIVS)", errno);
+	r = sys(__NR_landlock_restrict_self, c->ruleset_fd, 0, 0, 0);
+	if (r < 0)
+		child_refuse(c, "landlock_restrict_self", (int)-r);
+	(void)sys(SYS_close, c->ruleset_fd, 0, 0, 0);
+	/* After the domain: a filter does not need to survive anything else. */
+	if (c->seccomp &&
+	    (r = sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)c->seccomp, 0)) < 0)
+		child_refuse(c, "seccomp(io_uring)", (int)-r);
+}
+
+CHILD int child_main(void *arg)
+{
+	struct child *c = arg;
+	long r;
+	int err;
+
+	if (c->report_rfd >= 0)
+		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
+	reset_signals(c);
+	r = apply_attributes(c);
+	if (r < 0)
+		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
+	if ((r = move_up(&c->report_fd, c->fd_floor)) < 0)
+		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
+	if ((r = move_up(&c->ruleset_fd, c->fd_floor)) < 0)
+		child_refuse(c, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
+	for (int i = 0; c->fa && i < c->fa->__used; i++)
+		if ((r = file_action(c, &c->fa->__actions[i])) < 0)
+			child_fail(c, SBX_STAGE_FILE_ACTION, i, (int)-r);
+	confine(c);
+	/* Last, so that no signal is delivered before exec. */
+	(void)sys(SYS_rt_sigprocmask, SIG_SETMASK,
+	          (long)((c->flags & POSIX_SPAWN_SETSIGMASK) ? &c->sigmask : &c->oldmask), 0,
+	          KERNEL_SIGSET_SIZE);
+	if (c->search_path)
+		err = sbx__exec_search(c->file, c->search_path, c->argv, c->envp);
+	else
+		err = (int)-sys(SYS_execve, (long)c->file, (long)c->argv, (long)c->envp, 0);
+	child_fail(c, SBX_STAGE_EXEC, -1, err);
+}

@@ -1,0 +1,61 @@
+/* What the spawn engine's parent (spawn.c) prepares and its child
+ * (child.c) reads: one record, shared through CLONE_VM. */
+#ifndef SBX_CHILD_H
+#define SBX_CHILD_H
+
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+
+#include "sbxspawn/sbxspawn.h"
+
+#define CHILD_STACK (64 * 1024)
+#define KERNEL_SIGSET_SIZE (_NSIG / 8)
+
+/* What the child reports: where it failed and why. */
+struct child_result {
+	int stage; /* enum sbx_stage; 0 while it has not failed */
+	int action;
+	int err;
+};
+
+/* The record the parent prepares and the child reads (and, with CLONE_VM,
+ * writes its result into). */
+struct child {
+	const char *file;        /* the program, or the name to look up */
+	const char *search_path; /* PATH for the lookup; NULL: exec file as it is */
+	char *const *argv;
+	char *const *envp;
+	const sbx_file_actions_t *fa;
+
+	short flags;
+	pid_t pgroup;
+	sigset_t sigdefault;
+	sigset_t sigmask;
+	int policy;
+	struct sched_param param;
+	sigset_t oldmask;
+
+	int ruleset_fd;           /* apply this after the file actions; -1: none */
+	const struct sock_fprog *seccomp; /* and then this filter, if any */
+	int refused;              /* errno of a ruleset the parent could not build */
+	const char *refused_call; /* the call that failed there */
+	int fd_floor;             /* our descriptors move to at least this */
+	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
+	int report_rfd;           /* and the parent's end of it, closed first */
+
+	struct child_result res;
+};
+
+/* The child's exits run on its own stack, which an address sanitizer
+ * (when the library is built with one) cannot tell from an overflow. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHILD __attribute__((no_sanitize_address))
+#else
+#define CHILD
+#endif
+
+int child_main(void *arg);
+
+#endif /* SBX_CHILD_H */
