@@ -320,7 +320,7 @@ CHILD static void confine(struct child *c)
 		child_refuse(c, "seccomp(io_uring)", (int)-r);
 }
 
-CHILD int child_main(void *arg)
+CHILD int sbx__child_main(void *arg)
 {
 	struct child *c = arg;
 	long r;

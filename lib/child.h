@@ -56,6 +56,7 @@ struct child {
 #define CHILD
 #endif
 
-int child_main(void *arg);
+/* The child: everything from clone to exec.  Returns only through _exit. */
+int sbx__child_main(void *arg);
 
 #endif /* SBX_CHILD_H */

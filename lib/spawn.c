@@ -77,7 +77,7 @@ static int vm_clone_works(void *stack_top)
 
 static int run_child_vm(struct child *c, void *stack_top)
 {
-	return clone(child_main, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+	return clone(sbx__child_main, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 }
 
 /* The fallback: a copy of the parent, reporting through a close-on-exec
@@ -95,7 +95,7 @@ static pid_t run_child_fork(struct child *c)
 	/* A raw fork: no atfork handlers run, as with posix_spawn. */
 	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
 	if (pid == 0)
-		child_main(c);
+		sbx__child_main(c);
 	close(p[1]);
 	c->report_fd = c->report_rfd = -1;
 	if (pid > 0) {
