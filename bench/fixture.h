@@ -1,0 +1,28 @@
+#ifndef SBXBENCH_FIXTURE_H
+#define SBXBENCH_FIXTURE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "sbxspawn/sbxspawn.h"
+
+#define NPROJECTS 50
+#define NHOME 60
+#define NWIDE 1000
+
+extern char base[PATH_MAX];
+
+void join(char *out, const char *dir, const char *name);
+void make_dir(const char *path);
+void make_entries(const char *dir, const char *prefix, int count, int dir_every);
+void sync_dir(const char *dir);
+void remove_tree(const char *path);
+void make_base(void);
+void make_fixture(void);
+
+extern char *deny_home[4];
+extern char *deny_wide[1];
+
+void scope_make(sbx_scopeattr_t *s, char *const *deny, int n, bool compile);
+
+#endif

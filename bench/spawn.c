@@ -1,0 +1,280 @@
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "fixture.h"
+#include "sections.h"
+
+#define TRUE_PATH "/bin/true"
+
+/* ---- ways to spawn /bin/true and wait for it -------------------------- */
+
+static char env_path[] = "PATH=/usr/bin:/bin";
+char *child_env[] = { env_path, NULL };
+
+static int spawn_posix(const struct variant *v, pid_t *pid)
+{
+	return posix_spawn(pid, v->argv[0], NULL, NULL, v->argv, v->envp);
+}
+
+static int spawn_fork(const struct variant *v, pid_t *pid)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		return errno;
+	if (p == 0) {
+		execve(v->argv[0], v->argv, v->envp);
+		_exit(127);
+	}
+	*pid = p;
+	return 0;
+}
+
+int spawn_sbx(const struct variant *v, pid_t *pid)
+{
+	return sbx_posix_spawn(pid, v->argv[0], NULL, NULL, v->scope, v->argv, v->envp);
+}
+
+/* A caller that builds its scope for the one spawn: nothing compiled
+ * before can be reused, so this pays for a whole compile every time. */
+static int spawn_sbx_new(const struct variant *v, pid_t *pid)
+{
+	sbx_scopeattr_t s;
+	int err;
+
+	scope_make(&s, v->deny, v->ndeny, false);
+	err = sbx_posix_spawn(pid, v->argv[0], NULL, NULL, &s, v->argv, v->envp);
+	sbx_scopeattr_destroy(&s);
+	return err;
+}
+
+/* ---- the launchers ---------------------------------------------------- */
+
+/* An uninstalled program is a libtool wrapper script, and timing it would
+ * time a shell: run the real binary beside it instead, with the directory
+ * the wrapper would have put on LD_LIBRARY_PATH. */
+static char *launcher_binary(const char *path, char **ldpath)
+{
+	char head[2] = { 0 }, real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Dl_info info;
+
+	*ldpath = NULL;
+	if (fd < 0)
+		return NULL;
+	if (read(fd, head, 2) != 2)
+		head[0] = '\0';
+	close(fd);
+	if (head[0] != '#' || head[1] != '!')
+		return xstrdup(path);
+	snprintf(real, sizeof(real), "%.*s.libs/%s", slash ? (int)(slash - path + 1) : 0, path,
+	         slash ? slash + 1 : path);
+	if (access(real, X_OK) || !dladdr((void *)&sbx_posix_spawn, &info) || !info.dli_fname)
+		return NULL;
+	*ldpath = xrealloc(NULL, PATH_MAX + 32);
+	snprintf(*ldpath, PATH_MAX + 32, "LD_LIBRARY_PATH=%s", info.dli_fname);
+	if (strrchr(*ldpath, '/'))
+		*strrchr(*ldpath, '/') = '\0';
+	return xstrdup(real);
+}
+
+static const char *find_in_path(const char *name)
+{
+	static char found[PATH_MAX];
+	const char *path = getenv("PATH");
+	char dirs[4096];
+
+	snprintf(dirs, sizeof(dirs), "%s:/usr/bin:/bin:/usr/local/bin", path ? path : "");
+	for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
+		snprintf(found, sizeof(found), "%s/%s", d, name);
+		if (*d && !access(found, X_OK))
+			return found;
+	}
+	return NULL;
+}
+
+static void setup_sbxrun(struct variant *v)
+{
+	char *ldpath, *bin = launcher_binary(opt.sbxrun, &ldpath);
+
+	if (!bin) {
+		snprintf(v->skip, sizeof(v->skip), "%s not built", opt.sbxrun);
+		return;
+	}
+	v->argv = argv_new(bin, "--quiet", NULL);
+	for (int i = 0; i < 4; i++) {
+		argv_push(&v->argv, "--deny");
+		argv_push(&v->argv, deny_home[i]);
+	}
+	argv_push(&v->argv, "--");
+	argv_push(&v->argv, TRUE_PATH);
+	v->envp = argv_new(env_path, ldpath, NULL);
+	free(bin);
+	free(ldpath);
+}
+
+/* The same denial: an empty tmpfs over each denied path. */
+static void setup_bwrap(struct variant *v)
+{
+	const char *bwrap = find_in_path("bwrap");
+
+	if (!bwrap) {
+		snprintf(v->skip, sizeof(v->skip), "bwrap not installed");
+		return;
+	}
+	v->argv = argv_new(bwrap, "--dev-bind", "/", "/", NULL);
+	for (int i = 0; i < 4; i++) {
+		argv_push(&v->argv, "--tmpfs");
+		argv_push(&v->argv, deny_home[i]);
+	}
+	argv_push(&v->argv, "--");
+	argv_push(&v->argv, TRUE_PATH);
+}
+
+/* ---- section: spawn ---------------------------------------------------- */
+
+sbx_scopeattr_t home_fresh, home_once, wide_fresh, wide_once;
+
+struct variant spawn_rows[V_COUNT];
+
+void setup_spawn_rows(void)
+{
+	struct variant *v = spawn_rows;
+	char **argv = argv_new(TRUE_PATH, NULL);
+
+	v[V_POSIX] = (struct variant){ .name = "posix_spawn (glibc)", .spawn = spawn_posix };
+	v[V_FORK] = (struct variant){ .name = "fork + exec", .spawn = spawn_fork };
+	v[V_SBX_NULL] = (struct variant){ .name = "sbx_posix_spawn, NULL scope", .spawn = spawn_sbx };
+	v[V_HOME_NEW] = (struct variant){ .name = "sbx ~100 rules: new scope per spawn",
+	                                  .spawn = spawn_sbx_new, .deny = deny_home, .ndeny = 4 };
+	v[V_HOME_FRESH] = (struct variant){ .name = "sbx ~100 rules: fresh (plain spawn)",
+	                                    .spawn = spawn_sbx, .scope = &home_fresh };
+	v[V_HOME_ONCE] = (struct variant){ .name = "sbx ~100 rules: compiled once",
+	                                   .spawn = spawn_sbx, .scope = &home_once };
+	v[V_WIDE_NEW] = (struct variant){ .name = "sbx ~1000 rules: new scope per spawn",
+	                                  .spawn = spawn_sbx_new, .deny = deny_wide, .ndeny = 1 };
+	v[V_WIDE_FRESH] = (struct variant){ .name = "sbx ~1000 rules: fresh (plain spawn)",
+	                                    .spawn = spawn_sbx, .scope = &wide_fresh };
+	v[V_WIDE_ONCE] = (struct variant){ .name = "sbx ~1000 rules: compiled once",
+	                                   .spawn = spawn_sbx, .scope = &wide_once };
+	v[V_SBXRUN] = (struct variant){ .name = "sbxrun --deny x4 -- true", .spawn = spawn_posix };
+	v[V_BWRAP] = (struct variant){ .name = "bwrap --tmpfs x4 -- true", .spawn = spawn_posix };
+	for (int i = 0; i < V_COUNT; i++) {
+		v[i].argv = argv;
+		v[i].envp = child_env;
+	}
+	setup_sbxrun(&v[V_SBXRUN]);
+	setup_bwrap(&v[V_BWRAP]);
+	for (int i = 0; i < V_COUNT; i++)
+		trial(&v[i]);
+}
+
+static void print_spawn_row(const struct variant *v, const char *target, const char *verdict)
+{
+	double base_us = median(&spawn_rows[V_POSIX].t) / 1e3, m = median(&v->t) / 1e3;
+	struct row r = { .section = "spawn", .name = v->name, .param = NAN, .s = &v->t,
+	                 .unit = "ns", .ratio = m / base_us, .ratio_to = "posix_spawn",
+	                 .rules = v->rules, .target = target, .verdict = verdict };
+	char rules[24] = "";
+
+	if (v->skip[0]) {
+		printf("  %-38s %s\n", v->name, v->skip);
+		csv_row(&(struct row){ .section = "spawn", .name = v->name, .param = NAN,
+		                       .value = NAN, .unit = "ns", .ratio = NAN, .rules = -1,
+		                       .target = v->skip });
+		return;
+	}
+	if (v->rules >= 0)
+		snprintf(rules, sizeof(rules), "%ld", v->rules);
+	printf("  %-38s %9.1f %8.1f %8.1f %7.2fx %6s  %s%s%s\n", v->name, m,
+	       pct(&v->t, 10) / 1e3, pct(&v->t, 90) / 1e3, m / base_us, rules,
+	       target ? target : "", target ? ": " : "", verdict ? verdict : "");
+	csv_row(&r);
+}
+
+/* Ratio of the medians of two rows, NAN where either was not measured. */
+static double row_ratio(int a, int b)
+{
+	if (spawn_rows[a].skip[0] || spawn_rows[b].skip[0])
+		return NAN;
+	return median(&spawn_rows[a].t) / median(&spawn_rows[b].t);
+}
+
+/* What the rows mean, and the ratios that explain them. */
+static void spawn_notes(void)
+{
+	printf("  new scope per spawn: a scope made for the one spawn, so a whole compile each"
+	       " time;\n  fresh (plain spawn): one scope kept, never sbx_scopeattr_compile()d:"
+	       " the library\n  may reuse an unchanged compile; compiled once:"
+	       " sbx_scopeattr_compile() first.\n");
+	printf("  compiled once against NULL scope (the ruleset applied in the child): %.2fx"
+	       " (~100 rules), %.2fx (~1000)\n",
+	       row_ratio(V_HOME_ONCE, V_SBX_NULL), row_ratio(V_WIDE_ONCE, V_SBX_NULL));
+	printf("  fresh against new scope per spawn (what reuse saves): %.2fx (~100), %.2fx"
+	       " (~1000)\n",
+	       row_ratio(V_HOME_FRESH, V_HOME_NEW), row_ratio(V_WIDE_FRESH, V_WIDE_NEW));
+	if (!spawn_rows[V_BWRAP].skip[0])
+		printf("  bwrap against posix_spawn itself: %.2fx, the most any way of spawning "
+		       TRUE_PATH " can gain on it here\n",
+		       row_ratio(V_BWRAP, V_POSIX));
+}
+
+void spawn_section(void)
+{
+	struct variant *v = spawn_rows;
+	int n = rounds(300);
+	double once, fresh, bwrap;
+	const char *vo, *vf, *vb;
+	char tb[64];
+
+	measure(v, V_COUNT, n);
+	printf("\nspawn and wait of " TRUE_PATH ": %d rounds, variants interleaved\n", n);
+	printf("  %-38s %9s %8s %8s %8s %6s  %s\n", "", "median us", "p10", "p90", "x posix",
+	       "rules", "target");
+
+	once = median(&v[V_HOME_ONCE].t) / median(&v[V_POSIX].t);
+	fresh = median(&v[V_HOME_FRESH].t) / median(&v[V_POSIX].t);
+	bwrap = v[V_BWRAP].skip[0] ? NAN : median(&v[V_BWRAP].t) / median(&v[V_HOME_FRESH].t);
+	vo = judge(once, TARGET_ONCE, false, "~100 rules compiled once: %.3fx posix_spawn (<= %.2fx)",
+	           once, TARGET_ONCE);
+	vf = judge(fresh, TARGET_FRESH, false,
+	           "~100 rules fresh at each spawn (plain sbx_posix_spawn): %.3fx posix_spawn"
+	           " (<= %.2fx)",
+	           fresh, TARGET_FRESH);
+	if (v[V_BWRAP].skip[0])
+		vb = NULL;
+	else
+		vb = judge(bwrap, TARGET_BWRAP, true,
+		           "bwrap takes %.1fx the time of sbx with the same denial, per spawn (>= %.0fx)",
+		           bwrap, TARGET_BWRAP);
+	snprintf(tb, sizeof(tb), "%.1fx sbx fresh, >= %.0fx", bwrap, TARGET_BWRAP);
+
+	for (int i = 0; i < V_COUNT; i++) {
+		const char *target = NULL, *verdict = NULL;
+
+		if (i == V_HOME_ONCE) {
+			target = "<= 1.03x";
+			verdict = vo;
+		} else if (i == V_HOME_FRESH) {
+			target = "<= 1.25x";
+			verdict = vf;
+		} else if (i == V_BWRAP && vb) {
+			target = tb;
+			verdict = vb;
+		}
+		print_spawn_row(&v[i], target, verdict);
+	}
+	spawn_notes();
+}
