@@ -1,3 +1,9 @@
+/*
+ * The fixture: a temporary tree shaped like a user's files (a home with
+ * .ssh and 50 projects; a directory of 1,000 entries), made at start and
+ * removed at exit; the denial lists of the two scopes over it; and
+ * scope_make(), which every section's scopes come from.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +21,7 @@
 
 /* ---- the fixture: a temporary tree shaped like a user's files --------- */
 
-char base[PATH_MAX];
+char fixture_root[PATH_MAX];
 
 void join(char *out, const char *dir, const char *name)
 {
@@ -79,8 +85,8 @@ void remove_tree(const char *path)
 
 static void remove_base(void)
 {
-	if (base[0])
-		remove_tree(base);
+	if (fixture_root[0])
+		remove_tree(fixture_root);
 }
 
 /* Where the fixture goes: BENCH_TMPDIR, else /var/tmp, else /tmp.  Not
@@ -104,7 +110,7 @@ void make_base(void)
 	if (!mkdtemp(tmpl))
 		die("mkdtemp %s: %s", tmpl, strerror(errno));
 	/* Canonical, so that the floor lists what the compiler lists. */
-	if (!realpath(tmpl, base))
+	if (!realpath(tmpl, fixture_root))
 		die("%s: %s", tmpl, strerror(errno));
 	atexit(remove_base);
 }
@@ -120,7 +126,7 @@ void make_fixture(void)
 	static const char *const denied_projects[] = { "p0007", "p0021", "p0042" };
 	char home[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
 
-	join(home, base, "home");
+	join(home, fixture_root, "home");
 	make_dir(home);
 	join(dir, home, ".ssh");
 	make_dir(dir);
@@ -136,7 +142,7 @@ void make_fixture(void)
 	/* .ssh and projects are two of the home's 60 entries. */
 	make_entries(home, ".e", NHOME - 2, 2);
 
-	join(dir, base, "wide");
+	join(dir, fixture_root, "wide");
 	make_dir(dir);
 	make_entries(dir, "e", NWIDE, 2);
 	join(path, dir, "e0000");

@@ -1,3 +1,8 @@
+/*
+ * The fixture (fixture.c): a temporary tree shaped like a user's files,
+ * the denials of the ~100- and ~1000-rule scopes over it, scope_make(),
+ * and the file helpers the compile section uses for its own directories.
+ */
 #ifndef SBXBENCH_FIXTURE_H
 #define SBXBENCH_FIXTURE_H
 
@@ -10,7 +15,7 @@
 #define NHOME 60
 #define NWIDE 1000
 
-extern char base[PATH_MAX];
+extern char fixture_root[PATH_MAX];
 
 void join(char *out, const char *dir, const char *name);
 void make_dir(const char *path);

@@ -1,3 +1,9 @@
+/*
+ * The measuring harness (declared in harness.h): options and rounds,
+ * samples and percentiles, the CSV writer, the targets and the report of
+ * them, the library's events, and the variant machinery (one spawn and
+ * wait, an untimed trial, measure()'s interleaved rounds).
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -200,6 +206,34 @@ judge(double value, double limit, bool at_least, const char *fmt, ...)
 	return verdict;
 }
 
+/* ---- the library's events: counted, reported with the targets --------- */
+
+static atomic_uint events;
+static char first_event[256];
+
+/* Counts the library's events instead of printing one per spawn. */
+void quiet_logger(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_EXPAND)
+		return;
+	if (atomic_fetch_add(&events, 1) == 0)
+		snprintf(first_event, sizeof(first_event), "%s", ev->message);
+}
+
+/* The verdicts judge() gave, then the library's events if there were any. */
+void print_targets(void)
+{
+	printf("\ntargets\n");
+	for (int i = 0; i < ntargets; i++)
+		printf("  %-4s  %s\n", targets[i].verdict, targets[i].text);
+	if (events)
+		printf("\nthe library reported %u events, the first: %s\n", (unsigned)events,
+		       first_event);
+}
+
+/* ---- variants: one spawn and wait, a trial, interleaved rounds -------- */
+
 /* One spawn and wait: the time in ns, or -1 with *err (an errno) or *status
  * (the child's, not 0) saying what went wrong. */
 double spawn_wait(const struct variant *v, int *err, int *status)
@@ -282,27 +316,4 @@ void measure(struct variant *v, int n, int nrounds)
 			else
 				samples_add(&cur->t, t);
 		}
-}
-
-static atomic_uint events;
-static char first_event[256];
-
-/* Counts the library's events instead of printing one per spawn. */
-void quiet_logger(const sbx_event_t *ev, void *arg)
-{
-	(void)arg;
-	if (ev->kind == SBX_EVENT_EXPAND)
-		return;
-	if (atomic_fetch_add(&events, 1) == 0)
-		snprintf(first_event, sizeof(first_event), "%s", ev->message);
-}
-
-void print_targets(void)
-{
-	printf("\ntargets\n");
-	for (int i = 0; i < ntargets; i++)
-		printf("  %-4s  %s\n", targets[i].verdict, targets[i].text);
-	if (events)
-		printf("\nthe library reported %u events, the first: %s\n", (unsigned)events,
-		       first_event);
 }

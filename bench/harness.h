@@ -1,3 +1,10 @@
+/*
+ * The measuring harness, shared by every section and about none of them in
+ * particular: options and rounds, samples and their percentiles, the CSV
+ * file, the targets and their verdicts, the count of the library's events,
+ * and the variants: ways of spawning, run once untimed and then measured
+ * in rounds whose order rotates.
+ */
 #ifndef SBXBENCH_HARNESS_H
 #define SBXBENCH_HARNESS_H
 
@@ -55,9 +62,12 @@ void csv_row(const struct row *r);
 void csv_open(void);
 __attribute__((format(printf, 4, 5))) const char *
 judge(double value, double limit, bool at_least, const char *fmt, ...);
+
+/* The library's events, counted by quiet_logger and reported with the targets. */
 void quiet_logger(const sbx_event_t *ev, void *arg);
 void print_targets(void);
 
+/* One way of spawning /bin/true: a row of a section's table. */
 struct variant;
 typedef int (*spawn_fn)(const struct variant *v, pid_t *pid);
 

@@ -1,3 +1,9 @@
+/*
+ * The parent-memory section: spawn latency from a parent with a small heap
+ * and from one with 1 GiB, touched.  Each heap lives in a worker, a forked
+ * copy of this process that spawns on request, so that the two heaps'
+ * rounds can alternate.
+ */
 #include "config.h"
 
 #include <errno.h>

@@ -17,6 +17,11 @@
  * BENCH_QUICK=1 runs a quarter of the rounds; BENCH_ROUNDS=N sets the
  * spawn section's rounds (300 by default) and scales the others with it.
  * BENCH_TMPDIR=DIR puts the fixture there (see fixture_parent()).
+ *
+ * Files: harness.c measures (rounds, interleaving, medians, the CSV file,
+ * the targets); fixture.c makes the temporary tree and its scopes; each
+ * section has a file of its own (spawn.c, memory.c, threads.c,
+ * compile.c); this one holds main() and the header it prints.
  */
 #include "config.h"
 
@@ -41,7 +46,8 @@ static void print_header(int abi)
 {
 	printf("sbxbench: medians of interleaved rounds; ratios against the baseline of this run\n");
 	printf("  Landlock ABI %d%s; %ld online CPUs; fixture in %s\n", abi,
-	       abi ? "" : " (none: sbx rows run unconfined)", sysconf(_SC_NPROCESSORS_ONLN), base);
+	       abi ? "" : " (none: sbx rows run unconfined)", sysconf(_SC_NPROCESSORS_ONLN),
+	       fixture_root);
 	printf("  ~100-rule scope: %ld rules (3 of %d projects, .ssh of a home of %d);"
 	       " ~1000-rule scope: %ld rules\n",
 	       spawn_rows[V_HOME_ONCE].rules, NPROJECTS, NHOME, spawn_rows[V_WIDE_ONCE].rules);

@@ -1,3 +1,8 @@
+/*
+ * What the sections share: the targets they judge against, the spawn rows
+ * that spawn.c sets up once and the other sections reuse, and each
+ * section's entry point (spawn.c, memory.c, threads.c, compile.c).
+ */
 #ifndef SBXBENCH_SECTIONS_H
 #define SBXBENCH_SECTIONS_H
 

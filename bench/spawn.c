@@ -1,3 +1,9 @@
+/*
+ * The spawn section: spawn and wait of /bin/true every way there is (the
+ * C library's posix_spawn, fork and exec, sbx_posix_spawn with each scope,
+ * and launchers given the same denial), set up once in spawn_rows[] for
+ * the other sections to reuse.
+ */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -17,7 +23,7 @@
 
 #define TRUE_PATH "/bin/true"
 
-/* ---- ways to spawn /bin/true and wait for it -------------------------- */
+/* ---- ways to spawn /bin/true ------------------------------------------ */
 
 static char env_path[] = "PATH=/usr/bin:/bin";
 char *child_env[] = { env_path, NULL };

@@ -1,3 +1,7 @@
+/*
+ * The threads section: spawns per second of one and of two threads, each
+ * spawning and waiting, for four of the spawn rows.
+ */
 #include "config.h"
 
 #include <math.h>
