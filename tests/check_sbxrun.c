@@ -268,6 +268,106 @@ START_TEST(test_sbxrun_options)
 }
 END_TEST
 
+/* An ambiguous prefix is a usage error naming every option it could mean,
+ * and nothing runs: the command would leave a file behind. */
+static void ambiguous(const char *prefix, const char *const *candidates, const char *trace)
+{
+	char *argv[] = { SBXRUN, (char *)prefix, "touch", (char *)trace, NULL };
+	char *out;
+
+	ck_assert_int_eq(sbxrun(argv, &out), 125);
+	ck_assert_msg(strstr(out, "is ambiguous"), "%s: %s", prefix, out);
+	for (; *candidates; candidates++)
+		ck_assert_msg(strstr(out, *candidates), "%s: %s not named in: %s", prefix, *candidates, out);
+	ck_assert_ptr_nonnull(strstr(out, "Try 'sbxrun --help'"));
+	ck_assert_int_ne(access(trace, F_OK), 0);
+	free(out);
+}
+
+START_TEST(test_sbxrun_ambiguous_prefix)
+{
+	static const char *const no[] = { "--no-tcp-bind", "--no-tcp-connect", "--no-abstract-unix",
+		                          "--no-signal", "--no-unix-connect", "--no-io-uring", NULL };
+	static const char *const tcp[] = { "--no-tcp-bind", "--no-tcp-connect", NULL };
+	static const char *const allow_tcp[] = { "--allow-tcp-bind", "--allow-tcp-connect", NULL };
+	struct tree t;
+	char *out;
+
+	tree_make(&t);
+	ambiguous("--no", no, join(t.top, "ran"));
+	ambiguous("--no-", no, join(t.top, "ran"));
+	ambiguous("--no-tcp", tcp, join(t.top, "ran"));
+	/* Only the options it is a prefix of. */
+	char *argv[] = { SBXRUN, "--no-tcp", "true", NULL };
+	ck_assert_int_eq(sbxrun(argv, &out), 125);
+	ck_assert_ptr_null(strstr(out, "--no-signal"));
+	free(out);
+	ambiguous("--allow-tcp", allow_tcp, join(t.top, "ran"));
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(test_sbxrun_option_syntax)
+{
+	struct tree t;
+	char *out, deny_eq[4200], den_eq[4200];
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* An unambiguous prefix means its option. */
+	char *den[] = { SBXRUN, "--den", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(den, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	/* The argument after "=", with the full name or a prefix. */
+	snprintf(deny_eq, sizeof(deny_eq), "--deny=%s", t.other);
+	char *eq[] = { SBXRUN, deny_eq, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(eq, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	snprintf(den_eq, sizeof(den_eq), "--den=%s", t.other);
+	char *peq[] = { SBXRUN, den_eq, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(peq, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	/* An exact name wins over the longer options it is a prefix of:
+	 * --allow, not --allow-tcp-bind or --allow-tcp-connect. */
+	char *exact[] = { SBXRUN, "--deny", t.projects, "--allow", t.other, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(exact, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "the-secret"));
+	free(out);
+	/* A missing argument names the option, by its full name. */
+	char *missing[] = { SBXRUN, "--den", NULL };
+	ck_assert_int_eq(sbxrun(missing, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "'--deny'"));
+	ck_assert_ptr_nonnull(strstr(out, "argument"));
+	free(out);
+	/* An argument to an option that takes none. */
+	char *extra[] = { SBXRUN, "--strict=yes", "true", NULL };
+	ck_assert_int_eq(sbxrun(extra, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "'--strict'"));
+	free(out);
+	/* Options end at the first operand and after "--". */
+	char *operand[] = { SBXRUN, "echo", "--no", NULL };
+	ck_assert_int_eq(sbxrun(operand, &out), 0);
+	ck_assert_str_eq(out, "--no\n");
+	free(out);
+	char *dashes[] = { SBXRUN, "--", "--no", NULL };
+	ck_assert_int_eq(sbxrun(dashes, &out), 127);
+	free(out);
+	/* Unknown options, long and short. */
+	char *unknown[] = { SBXRUN, "--frobnicate=1", "true", NULL };
+	ck_assert_int_eq(sbxrun(unknown, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "unknown option '--frobnicate=1'"));
+	free(out);
+	char *shrt[] = { SBXRUN, "-d", t.other, "true", NULL };
+	ck_assert_int_eq(sbxrun(shrt, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "unknown option '-d'"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_sbxrun_without_landlock)
 {
 	struct tree t;
@@ -326,6 +426,8 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_statuses);
 	tcase_add_test(tc, test_sbxrun_refused);
 	tcase_add_test(tc, test_sbxrun_options);
+	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);
+	tcase_add_test(tc, test_sbxrun_option_syntax);
 	tcase_add_test(tc, test_sbxrun_without_landlock);
 	tcase_add_test(tc, test_sbxrun_nested);
 	suite_add_tcase(s, tc);

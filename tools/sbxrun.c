@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,16 +54,6 @@ static const char usage_text[] =
 	"\n"
 	"PATH options repeat.  Exit status: 125 if sbxrun fails, 126 if COMMAND\n"
 	"cannot be executed, 127 if it is not found, else COMMAND's own.\n";
-
-static int quiet;
-
-static void logger(const sbx_event_t *ev, void *arg)
-{
-	(void)arg;
-	if (ev->kind == SBX_EVENT_EXPAND || (quiet && ev->kind != SBX_EVENT_REFUSED))
-		return;
-	fprintf(stderr, "sbxrun: %s\n", ev->message);
-}
 
 static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 {
@@ -189,119 +178,261 @@ static int status(int require)
 	return abi <= 0 && require ? EXIT_FAILED : 0;
 }
 
+/* ---- the options ----------------------------------------------------------- */
+
+/* What the options ask for.  The scope holds most of it; the rest decides
+ * what sbxrun does besides. */
+struct settings {
+	sbx_scopeattr_t scope;
+	bool require;
+	bool status;
+	bool quiet;
+};
+
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	const struct settings *set = arg;
+
+	if (ev->kind == SBX_EVENT_EXPAND || (set->quiet && ev->kind != SBX_EVENT_REFUSED))
+		return;
+	fprintf(stderr, "sbxrun: %s\n", ev->message);
+}
+
+static int add_flags(sbx_scopeattr_t *scope, int flags)
+{
+	int have;
+
+	sbx_scopeattr_getflags(scope, &have);
+	return sbx_scopeattr_setflags(scope, have | flags);
+}
+
+/* The options' handlers, all of one type: name is the option's full name,
+ * arg its argument (NULL for an option without one), and each uses what it
+ * needs.  A nonzero return is an sbx error. */
+
+static int add_deny(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_adddeny(&set->scope, arg);
+}
+
+static int add_allow(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_addallow(&set->scope, arg);
+}
+
+static int add_readonly(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_addreadonly(&set->scope, arg);
+}
+
+static int set_require(struct settings *set, const char *name, const char *arg)
+{
+	set->require = true;
+	return add_flags(&set->scope, SBX_SCOPE_REQUIRE);
+}
+
+static int set_abi(struct settings *set, const char *name, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || n < 1 || n > 9)
+		fail("--abi takes a Landlock ABI from 1 to 9, not '%s'", arg);
+	return sbx_scopeattr_setabi(&set->scope, (int)n);
+}
+
+static int set_quiet(struct settings *set, const char *name, const char *arg)
+{
+	set->quiet = true;
+	return 0;
+}
+
+static int set_status(struct settings *set, const char *name, const char *arg)
+{
+	set->status = true;
+	return 0;
+}
+
+static int show_help(struct settings *set, const char *name, const char *arg)
+{
+	fputs(usage_text, stdout);
+	exit(0);
+}
+
+static int show_version(struct settings *set, const char *name, const char *arg)
+{
+	printf("sbxrun (libsbxspawn) %s\n", PACKAGE_VERSION);
+	exit(0);
+}
+
+static int allow_tcp_bind(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_BIND, parse_port(arg));
+}
+
+static int allow_tcp_connect(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
+}
+
+/* The flags of control_options, each its own option. */
+static int set_control(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, flag_named(name));
+}
+
+static const struct option_spec {
+	const char *name;
+	bool takes_arg;
+	int (*handle)(struct settings *set, const char *name, const char *arg);
+} options[] = {
+	{ "deny", true, add_deny },
+	{ "allow", true, add_allow },
+	{ "readonly", true, add_readonly },
+	{ "require", false, set_require },
+	{ "abi", true, set_abi },
+	{ "quiet", false, set_quiet },
+	{ "status", false, set_status },
+	{ "help", false, show_help },
+	{ "version", false, show_version },
+	{ "allow-tcp-bind", true, allow_tcp_bind },
+	{ "allow-tcp-connect", true, allow_tcp_connect },
+	{ "no-tcp-bind", false, set_control },
+	{ "no-tcp-connect", false, set_control },
+	{ "no-abstract-unix", false, set_control },
+	{ "no-signal", false, set_control },
+	{ "no-unix-connect", false, set_control },
+	{ "no-io-uring", false, set_control },
+	{ "strict", false, set_control },
+};
+
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static bool has_prefix(const struct option_spec *opt, const char *prefix, size_t len)
+{
+	return strncmp(opt->name, prefix, len) == 0;
+}
+
+static _Noreturn void ambiguous(const char *prefix, size_t len)
+{
+	/* Room for every name in the table, each with its "--" and ", ". */
+	char names[1024];
+	size_t used = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < N_OPTIONS && used < sizeof(names); i++)
+		if (has_prefix(&options[i], prefix, len))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s--%s",
+			                         used ? ", " : "", options[i].name);
+	fail("option '--%.*s' is ambiguous: %s", (int)len, prefix, names);
+}
+
+/* The option that name (len characters, without its "--") means: the one
+ * spelt so, or else the only one it is a prefix of. */
+static const struct option_spec *find_option(const char *arg, const char *name, size_t len)
+{
+	const struct option_spec *found = NULL;
+	int candidates = 0;
+
+	for (size_t i = 0; len > 0 && i < N_OPTIONS; i++) {
+		if (!has_prefix(&options[i], name, len))
+			continue;
+		if (options[i].name[len] == '\0')
+			return &options[i];
+		found = &options[i];
+		candidates++;
+	}
+	if (candidates > 1)
+		ambiguous(name, len);
+	if (!found)
+		fail("unknown option '%s'", arg);
+	return found;
+}
+
+/* Applies the option at argv[i], "--name" or "--name=value"; an option that
+ * takes an argument and has no "=" takes the next one, whatever it looks
+ * like.  Returns the index of the argument after those used. */
+static int parse_option(struct settings *set, int argc, char **argv, int i)
+{
+	const char *name = argv[i] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct option_spec *opt = find_option(argv[i], name, len);
+	const char *arg = NULL;
+	int err;
+
+	i++;
+	if (opt->takes_arg) {
+		if (eq)
+			arg = eq + 1;
+		else if (i < argc)
+			arg = argv[i++];
+		else
+			fail("option '--%s' requires an argument", opt->name);
+	} else if (eq) {
+		fail("option '--%s' takes no argument", opt->name);
+	}
+	if ((err = opt->handle(set, opt->name, arg)))
+		fail("%s", sbx_strerror(err));
+	return i;
+}
+
+/* Fills set from the options; returns the index of the command, argc if
+ * there is none.  The options end at "--" or at the first operand ("-"
+ * is one), so that the command's own options are its own. */
+static int parse_options(struct settings *set, int argc, char **argv)
+{
+	int i = 1, err;
+
+	if ((err = sbx_scopeattr_init(&set->scope)))
+		fail("%s", sbx_strerror(err));
+	sbx_scopeattr_setlogger(&set->scope, logger, set);
+	while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
+		if (!strcmp(argv[i], "--"))
+			return i + 1;
+		if (argv[i][1] != '-')
+			fail("unknown option '%s'", argv[i]);
+		i = parse_option(set, argc, argv, i);
+	}
+	return i;
+}
+
 /* ---- main ------------------------------------------------------------------ */
 
-int main(int argc, char **argv)
+/* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
+static int run(sbx_scopeattr_t *scope, char **argv)
 {
-	enum { OPT_DENY = 256, OPT_ALLOW, OPT_READONLY, OPT_REQUIRE, OPT_ABI, OPT_QUIET,
-	       OPT_STATUS, OPT_HELP, OPT_VERSION, OPT_ALLOW_BIND, OPT_ALLOW_CONNECT, OPT_FLAG };
-	static const struct option options[] = {
-		{ "deny", required_argument, NULL, OPT_DENY },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "readonly", required_argument, NULL, OPT_READONLY },
-		{ "require", no_argument, NULL, OPT_REQUIRE },
-		{ "abi", required_argument, NULL, OPT_ABI },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "status", no_argument, NULL, OPT_STATUS },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "allow-tcp-bind", required_argument, NULL, OPT_ALLOW_BIND },
-		{ "allow-tcp-connect", required_argument, NULL, OPT_ALLOW_CONNECT },
-		/* The flags, each its own option: found by name below. */
-		{ "no-tcp-bind", no_argument, NULL, OPT_FLAG },
-		{ "no-tcp-connect", no_argument, NULL, OPT_FLAG },
-		{ "no-abstract-unix", no_argument, NULL, OPT_FLAG },
-		{ "no-signal", no_argument, NULL, OPT_FLAG },
-		{ "no-unix-connect", no_argument, NULL, OPT_FLAG },
-		{ "no-io-uring", no_argument, NULL, OPT_FLAG },
-		{ "strict", no_argument, NULL, OPT_FLAG },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* Static: alive until exit, whichever way sbxrun leaves. */
-	static sbx_scopeattr_t scope;
 	sbx_outcome_t outcome;
-	int opt, index, err, require = 0, want_status = 0, flags;
-	char *end;
-	long abi;
+	int err = sbx_execvpe(argv[0], scope, argv, environ);
 
-	if ((err = sbx_scopeattr_init(&scope)))
-		fail("%s", sbx_strerror(err));
-	sbx_scopeattr_setlogger(&scope, logger, NULL);
-	opterr = 0;
-	/* "+": the first operand is the command; its options are its own. */
-	while ((opt = getopt_long(argc, argv, "+", options, &index)) != -1) {
-		switch (opt) {
-		case OPT_FLAG:
-			sbx_scopeattr_getflags(&scope, &flags);
-			err = sbx_scopeattr_setflags(&scope, flags | flag_named(options[index].name));
-			break;
-		case OPT_ALLOW_BIND:
-		case OPT_ALLOW_CONNECT:
-			err = sbx_scopeattr_allowtcp(&scope, opt == OPT_ALLOW_BIND ? SBX_TCP_BIND : SBX_TCP_CONNECT,
-			                             parse_port(optarg));
-			break;
-		case OPT_DENY:
-			err = sbx_scopeattr_adddeny(&scope, optarg);
-			break;
-		case OPT_ALLOW:
-			err = sbx_scopeattr_addallow(&scope, optarg);
-			break;
-		case OPT_READONLY:
-			err = sbx_scopeattr_addreadonly(&scope, optarg);
-			break;
-		case OPT_REQUIRE:
-			require = 1;
-			sbx_scopeattr_getflags(&scope, &flags);
-			err = sbx_scopeattr_setflags(&scope, flags | SBX_SCOPE_REQUIRE);
-			break;
-		case OPT_ABI:
-			errno = 0;
-			abi = strtol(optarg, &end, 10);
-			if (errno || *end || abi < 1 || abi > 9)
-				fail("--abi takes a Landlock ABI from 1 to 9, not '%s'", optarg);
-			err = sbx_scopeattr_setabi(&scope, (int)abi);
-			break;
-		case OPT_QUIET:
-			quiet = 1;
-			break;
-		case OPT_STATUS:
-			want_status = 1;
-			break;
-		case OPT_HELP:
-			fputs(usage_text, stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("sbxrun (libsbxspawn) %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			if (optopt && optopt < 256)
-				fail("unknown option '-%c'", optopt);
-			fail("unknown option or missing argument: '%s'", argv[optind - 1]);
-		}
-		if (err)
-			fail("%s", sbx_strerror(err));
-	}
-	if (want_status)
-		return status(require);
-	if (optind >= argc)
-		fail("%s", "no command given");
-
-	err = sbx_execvpe(argv[optind], &scope, argv + optind, environ);
-	/* Only failures come back. */
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
 	if (err == ENOTSUP) {
 		fprintf(stderr, "sbxrun: %s: not run: this kernel has no Landlock and --require was given\n",
-		        argv[optind]);
+		        argv[0]);
 		return EXIT_FAILED;
 	}
 	/* A scope that could not be compiled is sbxrun's failure; an exec
 	 * that failed is the command's, as env(1) tells them apart. */
 	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC) {
 		fprintf(stderr, "sbxrun: %s: not run: the scope could not be compiled: %s\n",
-		        argv[optind], sbx_strerror(err));
+		        argv[0], sbx_strerror(err));
 		return EXIT_FAILED;
 	}
-	fprintf(stderr, "sbxrun: %s: %s\n", argv[optind], sbx_strerror(err));
+	fprintf(stderr, "sbxrun: %s: %s\n", argv[0], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
+int main(int argc, char **argv)
+{
+	/* Static: alive until exit, whichever way sbxrun leaves. */
+	static struct settings set;
+	int command = parse_options(&set, argc, argv);
+
+	if (set.status)
+		return status(set.require);
+	if (command >= argc)
+		fail("%s", "no command given");
+	return run(&set.scope, argv + command);
 }
