@@ -1,0 +1,175 @@
+/*
+ * Reading what a spawn left behind: the refusal line a refused child
+ * writes, the dropped grants of the calling thread's outcome, and names
+ * for the library's numbers that make a failed assertion read plainly.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sbxspawn/testing.h"
+#include "testing/internal.h"
+
+/* The child's words, from lib/child.c; the program is between the two. */
+#define REFUSAL_HEAD "sbxspawn: "
+#define REFUSAL_MARK ": not run: Landlock refused the ruleset: "
+
+/* Copies at most size - 1 bytes of [from, to) into dst, terminated. */
+static void copy(char *dst, size_t size, const char *from, const char *to)
+{
+	size_t n = (size_t)(to - from);
+
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(dst, from, n);
+	dst[n] = '\0';
+}
+
+/* Fills r from the refusal line [line, end). */
+static void parse(sbx_testing_refusal_t *r, const char *line, const char *mark, const char *end)
+{
+	const char *call = mark + strlen(REFUSAL_MARK);
+	const char *sep = strstr(call, ": ");
+
+	if (!sep || sep > end)
+		sep = end;
+	copy(r->program, sizeof(r->program), line + strlen(REFUSAL_HEAD), mark);
+	copy(r->call, sizeof(r->call), call, sep);
+	copy(r->reason, sizeof(r->reason), sep < end ? sep + 2 : end, end);
+}
+
+SBX_TESTING_EXPORT int sbx_testing_refusal_find(const char *restrict text,
+                                                sbx_testing_refusal_t *restrict refusal)
+{
+	SBX_TESTING_KEEP_ERRNO;
+	sbx_testing_refusal_t r = { .lines = 0 };
+
+	if (!text || !refusal)
+		return EINVAL;
+	/* Only whole lines: one that starts with the head and holds the mark. */
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		const char *mark;
+
+		if (!end)
+			end = line + strlen(line);
+		if (!strncmp(line, REFUSAL_HEAD, strlen(REFUSAL_HEAD)) &&
+		    (mark = strstr(line, REFUSAL_MARK)) && mark < end) {
+			if (r.lines++ == 0)
+				parse(&r, line, mark, end);
+		}
+		line = *end ? end + 1 : end;
+	}
+	*refusal = r;
+	return r.lines ? 0 : ENOENT;
+}
+
+SBX_TESTING_EXPORT int sbx_testing_dropped_find(const char *path)
+{
+	SBX_TESTING_KEEP_ERRNO;
+	char resolved[PATH_MAX];
+	sbx_outcome_t o;
+	int err;
+
+	if (!path)
+		return EINVAL;
+	if ((err = sbx_outcome_get(&o)))
+		return err;
+	/* The library names what it dropped by the resolved path: the
+	 * caller's words may be relative or go through a link. */
+	if (!realpath(path, resolved))
+		resolved[0] = '\0';
+	for (unsigned i = 0; i < o.dropped; i++)
+		if (!strcmp(o.dropped_paths[i], path) || !strcmp(o.dropped_paths[i], resolved))
+			return 0;
+	return ENOENT;
+}
+
+/* Room for the names that are not constant: four, so that one assertion
+ * can name both sides and still be one of two in a message. */
+static __thread char ring[4][160];
+static __thread unsigned ring_next;
+
+static char *ring_slot(void)
+{
+	return ring[ring_next++ % 4];
+}
+
+SBX_TESTING_EXPORT const char *sbx_testing_confinement_name(int confinement)
+{
+	static const char *const names[] = {
+		[SBX_OUTCOME_NONE] = "SBX_OUTCOME_NONE",
+		[SBX_OUTCOME_CONFINED] = "SBX_OUTCOME_CONFINED",
+		[SBX_OUTCOME_NARROWED] = "SBX_OUTCOME_NARROWED",
+		[SBX_OUTCOME_UNCONFINED] = "SBX_OUTCOME_UNCONFINED",
+		[SBX_OUTCOME_REFUSED] = "SBX_OUTCOME_REFUSED",
+	};
+	SBX_TESTING_KEEP_ERRNO;
+	char *s;
+
+	if (confinement >= 0 && confinement < (int)(sizeof(names) / sizeof(names[0])))
+		return names[confinement];
+	s = ring_slot();
+	snprintf(s, sizeof(ring[0]), "confinement %d (unknown)", confinement);
+	return s;
+}
+
+SBX_TESTING_EXPORT const char *sbx_testing_stage_name(int stage)
+{
+	static const char *const names[] = {
+		[SBX_STAGE_NONE] = "SBX_STAGE_NONE",
+		[SBX_STAGE_SETUP] = "SBX_STAGE_SETUP",
+		[SBX_STAGE_ATTR] = "SBX_STAGE_ATTR",
+		[SBX_STAGE_FILE_ACTION] = "SBX_STAGE_FILE_ACTION",
+		[SBX_STAGE_CONFINE] = "SBX_STAGE_CONFINE",
+		[SBX_STAGE_EXEC] = "SBX_STAGE_EXEC",
+	};
+	SBX_TESTING_KEEP_ERRNO;
+	char *s;
+
+	if (stage >= 0 && stage < (int)(sizeof(names) / sizeof(names[0])))
+		return names[stage];
+	s = ring_slot();
+	snprintf(s, sizeof(ring[0]), "stage %d (unknown)", stage);
+	return s;
+}
+
+/* What the exit statuses a launcher uses say, after env(1). */
+static const char *exit_meaning(int code)
+{
+	switch (code) {
+	case SBX_EXIT_REFUSED:
+		return " (SBX_EXIT_REFUSED: not run, the confinement was refused)";
+	case 126:
+		return " (found, but could not be executed)";
+	case 127:
+		return " (not found)";
+	default:
+		return "";
+	}
+}
+
+SBX_TESTING_EXPORT const char *sbx_testing_status_name(int status)
+{
+	SBX_TESTING_KEEP_ERRNO;
+	char *s = ring_slot();
+
+	if (WIFEXITED(status))
+		snprintf(s, sizeof(ring[0]), "exit %d%s", WEXITSTATUS(status),
+		         exit_meaning(WEXITSTATUS(status)));
+	else if (WIFSIGNALED(status))
+		snprintf(s, sizeof(ring[0]), "killed by signal %d (%s)%s", WTERMSIG(status),
+		         strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+	else if (WIFSTOPPED(status))
+		snprintf(s, sizeof(ring[0]), "stopped by signal %d (%s)", WSTOPSIG(status),
+		         strsignal(WSTOPSIG(status)));
+	else
+		snprintf(s, sizeof(ring[0]), "wait status %#x", (unsigned)status);
+	return s;
+}
