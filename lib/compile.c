@@ -50,42 +50,6 @@ static struct rights rights_at(int abi)
 	                        .read = sbx__fs_rights_read(abi) };
 }
 
-/* Every configured path, in its filesystem, with the scope's mode there. */
-static int place_all(struct compiler *cc)
-{
-	const struct sbx_scope *scope = cc->scope;
-
-	if (!(cc->places = calloc(scope->nrules + 1, sizeof(*cc->places))))
-		return ENOMEM;
-	for (size_t i = 0; i < scope->nrules; i++) {
-		struct fs_place *p = &cc->places[cc->nplaces];
-
-		if (!sbx__place_path(cc, cc->resolved[i], p))
-			continue;
-		p->mode = sbx__tree_mode_at(cc->root, cc->resolved[i]);
-		p->rights = sbx__mode_rights(&cc->rights, p->mode);
-		cc->nplaces++;
-	}
-	return 0;
-}
-
-/* Where the tree's paths are: the mount table, the inodes of the tree's
- * own paths, and each configured path's place in its filesystem. */
-static int survey(struct compiler *cc)
-{
-	int err;
-
-	/* Without the mount table no second name can be told apart: fail
-	 * rather than grant blind. */
-	if ((err = sbx__mounts_read(&cc->table)))
-		return err;
-	cc->mounts = cc->table.v;
-	cc->nmounts = cc->table.n;
-	if ((err = sbx__idents_collect(cc, cc->root)))
-		return err;
-	return place_all(cc);
-}
-
 /* The ruleset descriptor with its controls and ports: false when it is
  * refused (out says why; the child will say so). */
 static bool open_ruleset(struct compiler *cc)
@@ -108,68 +72,48 @@ static bool open_ruleset(struct compiler *cc)
 	return true;
 }
 
-/* Emits the grants of the whole tree, from the root directory down. */
-static int emit_all(struct compiler *cc)
+/* The calling thread's mount table, opened before anything is read: a
+ * mount made from then on shows in poll() (the compile opens what is
+ * mounted now, a later compile might not). */
+static void watch_mounts(struct sbx_ruleset *out)
 {
-	int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
 	struct stat st;
 
-	if (rootfd < 0 || fstat(rootfd, &st)) {
-		err = errno;
-		if (rootfd >= 0)
-			close(rootfd);
-		return err;
+	out->mounts_fd = open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (out->mounts_fd < 0)
+		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (out->mounts_fd >= 0 && fstat(out->mounts_fd, &st) == 0) {
+		out->mounts_dev = st.st_dev;
+		out->mounts_ino = st.st_ino;
 	}
-	strcpy(cc->path, "/");
-	sbx__emit(cc, cc->root, rootfd, &st, 0);
-	close(rootfd);
-	if (cc->err)
-		return cc->err;
-	for (size_t i = 0; i < cc->nplaces; i++)
-		if (cc->places[i].mode != SBX_MODE_ALLOW)
-			sbx__aliases_warn(cc, cc->root, &cc->places[i]);
-	return 0;
 }
 
-static void compiler_free(struct compiler *cc)
-{
-	if (!cc)
-		return;
-	sbx__tree_free(cc->root);
-	free(cc->resolved);
-	for (size_t i = 0; i < cc->nidents; i++)
-		free(cc->idents[i].path);
-	free(cc->idents);
-	free(cc->places);
-	sbx__mounts_free(&cc->table);
-	free(cc);
-}
-
-/* The stages in order: the configured paths resolved into the tree, the
- * tree placed among the mounts, the ruleset opened, the grants emitted. */
+/* The stages in order: the configured paths into the tree, the tree placed
+ * among the mounts, the ruleset opened, the grants emitted. */
 static int run(struct compiler *cc)
 {
-	const struct sbx_scope *scope = cc->scope;
 	struct sbx_ruleset *out = cc->out;
 	int err;
 
 	clock_gettime(CLOCK_REALTIME, &cc->started);
-	/* Opened before anything is read: a mount made from here on shows in
-	 * poll() (the compile opens what is mounted now, a later compile
-	 * might not). */
-	out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	cc->rights = rights_at(out->abi);
-	if ((err = sbx__tree_build(scope, cc->root, cc->resolved, out)))
+	out->file_rights = cc->rights.file;
+	if ((err = sbx__tree_build(cc->scope, &cc->rights, &cc->tree)))
 		return err;
-	sbx__tree_settle(cc->root, cc->rights.dir, &cc->rights);
-	if (cc->root->nkids && (err = survey(cc)))
-		return err;
+	if (cc->tree.restricts) {
+		watch_mounts(out);
+		/* Without the mount table no second name can be told apart:
+		 * fail rather than grant blind. */
+		if ((err = sbx__mounts_read(&cc->mounts, &cc->tree, &cc->rights)))
+			return err;
+	}
 	if (!open_ruleset(cc))
 		return 0;
-	if ((err = emit_all(cc)))
+	if ((err = sbx__emit(cc)))
 		return err;
+	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
-	out->reusable = out->reusable && !out->ndropped && out->mounts_fd >= 0;
+	out->reusable = out->reusable && (!cc->tree.restricts || out->mounts_fd >= 0);
 	return 0;
 }
 
@@ -180,8 +124,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	int err = ENOMEM;
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
-	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0,
-	                             .poll_lock = PTHREAD_MUTEX_INITIALIZER };
+	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);
 	if (kernel_abi < 0) {
@@ -192,14 +135,18 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		return 0;
 	}
 	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;
-	if ((cc = calloc(1, sizeof(*cc))) && (cc->root = sbx__node_new("", 0)) &&
-	    (cc->resolved = calloc(scope->nrules + 1, sizeof(*cc->resolved)))) {
+	if ((cc = calloc(1, sizeof(*cc)))) {
 		cc->scope = scope;
 		cc->out = out;
+		cc->closer = (struct closer){ -1, -1 };
 		err = run(cc);
+		sbx__closer_flush(&cc->closer);
+		sbx__tree_free(&cc->tree);
+		sbx__mounts_free(&cc->mounts);
+		free(cc->idents);
+		free(cc);
 	}
 	if (err)
 		sbx__ruleset_release(out);
-	compiler_free(cc);
 	return err;
 }

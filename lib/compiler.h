@@ -1,5 +1,8 @@
 /* The compiler's stages, as the files of lib/ that hold them see each
- * other; nothing here leaves the library. */
+ * other; nothing here leaves the library.  The route: the scope's resolved
+ * paths become the tree (tree.c), the tree is placed among the mounts
+ * (mounts.c), and the grants are emitted (emit.c) into the ruleset, whose
+ * listings (listing.c) let a later spawn reuse it. */
 #ifndef SBX_COMPILER_H
 #define SBX_COMPILER_H
 
@@ -7,18 +10,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "internal.h"
 
+/* ---- tree.c: the tree of configured paths --------------------------------- */
+
+enum { NODE_EXPANDED = 1 };
+
 struct node {
-	char *name;
-	int mode;           /* enum sbx_mode, or -1 where nothing is configured */
-	uint64_t want;      /* the rights asked for here */
-	uint64_t common;    /* the rights common to the whole subtree */
-	struct node **kids; /* sorted by name once the tree is built */
-	size_t nkids, cap;
+	const char *name;  /* len bytes of a configured path: not terminated */
+	const char *path;  /* the configured path, where one ends here; else NULL */
+	struct node *kids; /* nkids of them, sorted by name */
+	uint64_t want;     /* the rights asked for here */
+	uint64_t common;   /* the rights common to the whole subtree */
+	uint32_t nkids;
+	uint16_t len;
+	int8_t mode;       /* enum sbx_mode, or -1 where nothing is configured */
+	uint8_t flags;     /* NODE_*: what the emitter did here */
 };
 
 struct rights {
@@ -27,124 +38,228 @@ struct rights {
 	uint64_t read;
 };
 
+struct tree {
+	struct node root;
+	void *chunks;      /* where the nodes live */
+	bool restricts;    /* some path is denied or read-only */
+};
+
+/* Builds the tree of the scope's paths, leaving out (with an event) the
+ * denials that would stop every program; fills want and common. */
+int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struct tree *t);
+void sbx__tree_free(struct tree *t);
+/* The child of n named by len bytes of name, or NULL. */
+const struct node *sbx__tree_kid(const struct node *n, const char *name, size_t len);
+/* The node at an absolute path, or NULL. */
+const struct node *sbx__tree_find(const struct tree *t, const char *path);
+/* The mode that governs path: that of its nearest configured ancestor. */
+int sbx__tree_mode_at(const struct tree *t, const char *path);
+uint64_t sbx__mode_rights(const struct rights *r, int mode);
+
+/* ---- mounts.c: the mount table, and where paths are in their filesystem --- */
+
+/* A directory whose contents a mount shows: the mount's own root, or a
+ * layer of a stacking filesystem (overlay: lower and upper directories). */
+struct view {
+	unsigned dev_major, dev_minor;
+	const char *rel;  /* from the root of that filesystem */
+	const char *path; /* as the mount table names it (a layer), or NULL */
+};
+
 struct mount {
-	unsigned long id; /* as statx(2) gives it in stx_mnt_id */
-	unsigned dev_major, dev_minor;
-	char *root;  /* the mounted directory, from its filesystem's root */
-	char *point; /* where it is mounted */
+	uint64_t id;      /* as statx(2) gives it in stx_mnt_id */
+	uint64_t parent;
+	const char *point; /* where it is mounted */
+	struct view own;   /* its root, in its own filesystem */
+	struct view *layers; /* stacking filesystems: what they show again */
+	unsigned nlayers;
+	bool layers_unknown; /* a layer the table names but no path reaches */
 };
 
-/* The mount table as read, the strings of every struct mount in it. */
-struct mount_table {
-	struct mount *v;
+/* A configured path as its filesystem knows it. */
+struct place {
+	unsigned dev_major, dev_minor;
+	const char *rel;      /* from the filesystem's root */
+	const char *path;     /* the configured path */
+	uint64_t mount;       /* the mount it is seen through */
+	uint64_t rights;      /* what the scope grants there */
+	uint64_t subtree;     /* what it and every place beneath it have in common */
+	uint32_t end;         /* index past the places beneath it (sorted) */
+	int mode;
+};
+
+struct mounts {
+	struct mount *v;   /* sorted by id */
 	size_t n;
-	char *text;
+	struct mount **points; /* the visible mount at each point, by point */
+	size_t npoints;
+	struct place *places;  /* configured paths on filesystems seen twice */
+	size_t nplaces;
+	char *text;        /* the table as read: the strings point into it */
+	char **extra;      /* strings made here */
+	size_t extra_len, extra_cap;
+	struct view *layer_store;
+	size_t nlayer_store;
 };
 
-/* Landlock rules hold on inodes.  An entry of an expanded directory that is
- * the very inode of a node of the tree (a bind mount of it, a hard link to
- * a denied file) must not be granted as a sibling: the grant would land on
- * the node itself and open what it denies. */
-struct ident {
-	dev_t dev;
+/* Reads the calling thread's mount table and places the tree's configured
+ * paths in it.  ENOENT without /proc. */
+int sbx__mounts_read(struct mounts *m, const struct tree *t, const struct rights *r);
+void sbx__mounts_free(struct mounts *m);
+int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r);
+const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);
+const char *sbx__mounts_rel(struct mounts *m, const struct mount *mt, const char *path);
+const struct mount *sbx__mount_of(const struct mounts *m, const char *path);
+const struct mount *sbx__mount_by_id(const struct mounts *m, uint64_t id);
+/* The mount visible at exactly this path, or NULL. */
+const struct mount *sbx__mount_at(const struct mounts *m, const char *path);
+/* Whether grants on the filesystem of mount id need the places at all: a
+ * configured path on it is seen through another mount too. */
+bool sbx__mounts_foreign(const struct mounts *m, unsigned maj, unsigned min, uint64_t id);
+/* What the scope allows on an inode at (dev, rel), whatever its name: the
+ * nearest configured place at or above it, less what one beneath it
+ * withholds.  *why: the place that decided, if it withheld anything. */
+uint64_t sbx__place_clamp(const struct mounts *m, unsigned maj, unsigned min, const char *rel,
+                          uint64_t rights, const struct place **why);
+/* Warns where a restricted path is also reachable, with wider rights, under
+ * a name no expanded directory judged: another mount, an overlay. */
+void sbx__mounts_warn_aliases(const struct mounts *m, const struct tree *t,
+                              const struct sbx_scope *scope);
+
+/* ---- listing.c: a directory's entries, as read and as kept ---------------- */
+
+enum entry_kind { ENTRY_OTHER, ENTRY_GRANTED, ENTRY_NODE };
+
+struct entry {
 	ino_t ino;
-	char *path;
+	uint32_t name;     /* offset in the names */
+	unsigned char type; /* DT_* */
+	unsigned char kind; /* enum entry_kind, once judged */
 };
 
-/* A restricted path as its filesystem knows it: the device and the path
- * from that filesystem's root, through the mount it is seen by. */
-struct fs_place {
-	unsigned dev_major, dev_minor;
-	char rel[2 * PATH_MAX];
-	const char *path;
-	const struct mount *home; /* the mount it is seen through */
-	int mode;                 /* the scope's mode there */
-	uint64_t rights;          /* what the scope grants there */
+struct listing {
+	struct entry *v;
+	size_t n, cap;
+	char *names;
+	size_t len, room;
 };
+
+/* Reads every entry of the directory open as dirfd, sorted by name.
+ * 0, or the errno (EMFILE included). */
+int sbx__listing_read(int dirfd, struct listing *l);
+void sbx__listing_free(struct listing *l);
+static inline const char *sbx__entry_name(const struct listing *l, const struct entry *e)
+{
+	return l->names + e->name;
+}
+const struct entry *sbx__listing_find(const struct listing *l, const char *name);
+/* Appends an entry (its name copied); sbx__listing_sort() sorts again. */
+int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned char type,
+                     enum entry_kind kind);
+void sbx__listing_sort(struct listing *l);
+
+struct ident;
+
+/* ---- judge.c: one entry of an expanded directory ------------------------- */
+
+/* Descriptors whose close is pending: a run of consecutive numbers. */
+struct closer {
+	int first, last;
+};
+
+void sbx__closer_add(struct closer *c, int fd);
+void sbx__closer_flush(struct closer *c);
+int sbx__open_entry(struct closer *c, int dirfd, const char *name);
+int sbx__statx_fd(int fd, struct statx *sx);
+
+/* A directory whose entries are being judged. */
+struct judge {
+	struct sbx_ruleset *rs;
+	const struct sbx_scope *scope;
+	const struct mounts *mounts; /* NULL when reusing: no places at hand */
+	struct closer *closer;
+	const char *dir;       /* its path */
+	const char *rel;       /* its path in its filesystem */
+	dev_t dev;
+	uint64_t mnt;          /* the mount it is seen through */
+	uint64_t rights;       /* what its entries get */
+	uint64_t file_rights;  /* what a rule on a non-directory may carry */
+	bool trust_ino;        /* its filesystem's entries carry their inode numbers */
+	bool foreign;          /* places on its filesystem come through other mounts */
+};
+
+enum verdict {
+	V_GRANTED,   /* granted */
+	V_OTHER,     /* nothing to grant: a symlink, or the scope allows nothing there */
+	V_GONE,      /* vanished between listing and opening */
+	V_FAILED,    /* could not be opened or granted: the errno says why */
+	V_LINKED,    /* a file with other names, which a denial may cover */
+	V_CHANGED,   /* not what was listed: renamed or mounted meanwhile */
+	V_RECOMPILE  /* needs the places, which only a compile has */
+};
+
+enum verdict sbx__judge(const struct judge *j, int dirfd, const char *name,
+                        const struct entry *e, int *err);
+int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, const char *name);
+
+/* ---- emit.c: the walk ----------------------------------------------------- */
+
+/* One grant could not be added: the path stays unreachable. */
+enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED };
 
 struct compiler {
 	const struct sbx_scope *scope;
 	struct sbx_ruleset *out;
-	struct node *root;           /* the tree of configured paths */
-	char (*resolved)[PATH_MAX];  /* the scope's paths, resolved, one per rule */
+	struct tree tree;
+	struct mounts mounts;
 	struct rights rights;
 	struct timespec started;
-	struct mount *mounts; /* the mount table, read once */
-	size_t nmounts;
-	struct mount_table table;
-	struct ident *idents; /* every tree node that exists, by inode */
-	size_t nidents, idents_cap;
-	struct fs_place *places; /* every configured path, in its filesystem */
-	size_t nplaces;
 	size_t dropped_cap;
+	struct closer closer;
+	struct ident *idents; /* see emit.c */
+	size_t nidents;
+	bool idents_read;
 	char path[PATH_MAX]; /* the directory being worked on */
-	int err;             /* ENOMEM: the compile as a whole failed */
+	int err;             /* the compile as a whole failed */
 };
 
-/* One grant could not be added: the path stays unreachable.  `listing':
- * it was a directory whose entries could not be listed, so none of them
- * got their grants. */
-enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED };
-
-/* ---- resolve.c --------------------------------------------------------- */
-
-int sbx__path_push(char *buf, const char *name, size_t len);
-void sbx__path_pop(char *buf);
-int sbx__resolve(const char *path, char *out, bool *plain);
-bool sbx__path_covers(const char *a, const char *b);
-const char *sbx__path_after(const char *prefix, const char *path);
-
-/* ---- tree.c ------------------------------------------------------------ */
-
-struct node *sbx__node_new(const char *name, size_t len);
-void sbx__tree_free(struct node *n);
-uint64_t sbx__mode_rights(const struct rights *r, int mode);
-void sbx__tree_settle(struct node *n, uint64_t inherited, const struct rights *r);
-struct node *sbx__tree_find(const struct node *n, const char *name);
-int sbx__tree_mode_at(const struct node *root, const char *path);
-bool sbx__tree_has_parent(const struct node *root, const char *path);
-int sbx__tree_build(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
-                      struct sbx_ruleset *out);
-
-/* ---- mounts.c ---------------------------------------------------------- */
-
-int sbx__mounts_read(struct mount_table *t);
-void sbx__mounts_free(struct mount_table *t);
-size_t sbx__mounts_here(const struct compiler *cc, const struct mount **out);
-const struct mount *sbx__mount_on(const struct mount *const *here, size_t n, size_t dlen,
-                                    const char *name);
-const struct mount *sbx__mount_of(const struct compiler *cc, int dirfd, const char *path);
-bool sbx__place_path(const struct compiler *cc, const char *path, struct fs_place *out);
-uint64_t sbx__place_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
-                         unsigned min, const char *rel, uint64_t rights,
-                         const struct fs_place **why);
-size_t sbx__places_near(const struct compiler *cc, const struct fs_place *d,
-                              const struct fs_place **out);
-bool sbx__place_dir(const struct compiler *cc, int dirfd, struct fs_place *out);
-
-/* ---- aliases.c --------------------------------------------------------- */
-
-int sbx__idents_collect(struct compiler *cc, const struct node *root);
-const struct ident *sbx__ident_find(const struct compiler *cc, dev_t dev, ino_t ino);
-void sbx__aliases_warn(struct compiler *cc, const struct node *root, const struct fs_place *p);
-
-/* ---- stamps.c ---------------------------------------------------------- */
-
-void sbx__stamp_dir(struct compiler *cc, const struct stat *st);
-void sbx__stamp_file(struct compiler *cc, const char *name, const struct stat *st);
-bool sbx__stamp_current(const struct sbx_stamp *sp);
-bool sbx__file_stamp_current(const struct sbx_ruleset *rs, const struct sbx_file_stamp *f);
-
-/* ---- emit.c ------------------------------------------------------------ */
-
+/* Emits every grant of the tree into the ruleset. */
+int sbx__emit(struct compiler *cc);
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
-void sbx__emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
-                 uint64_t have);
 
-/* ---- controls.c -------------------------------------------------------- */
+/* A directory a compile visited, kept so that a later spawn can tell
+ * whether compiling again would give the same: what it was, and its
+ * entries (all of them, if it was expanded; else the tree's nodes in it). */
+struct sbx_dir {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	uint64_t mnt;
+	struct timespec mtime, ctime;
+	uint64_t rights;  /* what its entries get, if it was expanded */
+	bool expanded;
+	bool racy;        /* its times prove nothing: list it again at every reuse */
+	bool foreign;     /* its entries needed the places */
+	bool trust_ino;
+	long fs_type;
+	struct listing kept;
+};
+
+/* Whether directory d is still as the compile of rs read it (0), having
+ * granted what appeared in it meanwhile; else ESTALE.  Under rs's lock. */
+int sbx__dir_current(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope);
+
+/* Whether the stamp sx of a directory on a filesystem of type fs_type,
+ * taken after `since', proves that it did not change before a later equal
+ * stamp. */
+bool sbx__stamp_racy(const struct statx *sx, long fs_type, const struct timespec *since);
+bool sbx__fs_trusts_ino(long fs_type);
+
+/* ---- controls.c ----------------------------------------------------------- */
 
 bool sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out);
 uint64_t sbx__controls_net(int enforced);
 uint64_t sbx__controls_scoped(int enforced);
 void sbx__controls_add_ports(struct compiler *cc, const struct sbx_scope *scope);
+
 #endif /* SBX_COMPILER_H */

@@ -1,12 +1,13 @@
 /*
- * Emitting the grants: each node of the tree is opened, each expanded
- * directory listed, and every entry that does not lead to a configured
- * path gets the rights the scope gives it, unless it is a second name of
- * something restricted; a grant that cannot be added is dropped.
+ * Emitting the grants: the walk of the tree from the root directory down.
+ * Each node's directory is opened without following links and granted what
+ * its whole subtree has in common; a directory with something restricted
+ * beneath it is expanded (listed, and each entry that does not lead to a
+ * configured path judged, see judge.c); then each child node in turn.  What
+ * the walk read is kept with the ruleset (struct sbx_dir) for reuse.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,32 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compat/landlock.h"
 #include "internal.h"
 #include "lib/compiler.h"
-
-/* Filesystems whose directory entries carry the inode number stat(2) gives,
- * on the directory's device: there d_ino identifies an entry without a stat.
- * Mount points are the exception, handled apart. */
-static bool trusts_d_ino(int dirfd)
-{
-	struct statfs sf;
-
-	if (fstatfs(dirfd, &sf))
-		return false;
-	switch ((unsigned long)sf.f_type) {
-	case 0xEF53UL:     /* ext2/3/4 */
-	case 0x58465342UL: /* xfs */
-	case 0x9123683EUL: /* btrfs */
-	case 0x01021994UL: /* tmpfs */
-		return true;
-	default:
-		return false;
-	}
-}
 
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
@@ -48,15 +27,10 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 	char full[PATH_MAX + NAME_MAX + 2], **grown;
 
 	snprintf(full, sizeof(full), "%s%s%s", cc->path,
-	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "",
-	         name);
+	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "", name);
 	if (!(grown = sbx__grow(rs->dropped, &cc->dropped_cap, rs->ndropped + 1,
-	                        sizeof(*rs->dropped)))) {
-		cc->err = ENOMEM;
-		return;
-	}
-	rs->dropped = grown;
-	if (!(rs->dropped[rs->ndropped] = strdup(full))) {
+	                        sizeof(*rs->dropped))) ||
+	    !(rs->dropped = grown, grown[rs->ndropped] = strdup(full))) {
 		cc->err = ENOMEM;
 		return;
 	}
@@ -73,322 +47,367 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: it has other names (hard links) that a denial may "
 		           "cover, so it is not granted", full);
+	else if (why == DROP_CHANGED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: it changed while the scope was compiled (renamed, "
+		           "replaced or mounted on), so it is not granted", full);
 	else
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: its grant could not be added (%s)", full,
 		           strerror(err));
 }
 
-/* Adds a rule on fd, trimmed to what its kind of file may carry. */
-static void grant(struct compiler *cc, int fd, bool is_dir, uint64_t access, const char *name)
+/* A failure that is the compile's, not one grant's. */
+static bool fatal(struct compiler *cc, int err)
 {
-	int r;
-
-	if (!is_dir)
-		access &= cc->rights.file;
-	if (!access)
-		return;
-	r = sbx__ruleset_add(cc->out->fd, fd, access);
-	if (r) {
-		sbx__drop(cc, name, -r, DROP_FAILED);
-		return;
-	}
-	cc->out->rules++;
-	if (cc->scope->trace) {
-		char full[PATH_MAX + NAME_MAX + 2];
-
-		snprintf(full, sizeof(full), "%s%s%s", cc->path,
-		         strcmp(cc->path, "/") && *name ? "/" : "", name);
-		cc->scope->trace(full, access, is_dir, cc->scope->trace_arg);
-	}
-}
-
-struct entry {
-	size_t name; /* offset into the names buffer */
-	ino_t ino;
-	unsigned char type;
-};
-
-struct listing {
-	struct entry *v;
-	size_t n, cap;
-	char *names;
-	size_t len, room;
-};
-
-static void listing_free(struct listing *l)
-{
-	free(l->v);
-	free(l->names);
-}
-
-/* Reads a whole directory before any entry is opened. */
-static int list_dir(int dirfd, struct listing *l)
-{
-	char buf[32768];
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	long got;
-
-	if (fd < 0)
-		return errno;
-	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < got;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			size_t len = strlen(d->d_name) + 1;
-			struct entry *v;
-			char *names;
-
-			off += d->d_reclen;
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			if (!(v = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*l->v))))
-				goto nomem;
-			l->v = v;
-			if (!(names = sbx__grow(l->names, &l->room, l->len + len, 1)))
-				goto nomem;
-			l->names = names;
-			memcpy(l->names + l->len, d->d_name, len);
-			l->v[l->n++] = (struct entry){ .name = l->len, .ino = d->d_ino, .type = d->d_type };
-			l->len += len;
-		}
-	}
-	got = got < 0 ? errno : 0;
-	close(fd);
-	return (int)got;
-nomem:
-	close(fd);
-	return ENOMEM;
-}
-
-/* A directory being expanded, and what bears on its entries. */
-struct expansion {
-	const struct node *n;
-	int dirfd;
-	dev_t dev;
-	const struct fs_place *dirp; /* where it is; NULL with no places */
-	uint64_t rights;             /* what its entries get */
-	bool d_ino_ok;
-	const struct mount **here;   /* the mounts on its entries */
-	size_t nhere;
-	const struct fs_place **near; /* the places that can bear on them */
-	size_t nnear;
-};
-
-static bool expansion_init(struct compiler *cc, struct expansion *x)
-{
-	x->d_ino_ok = trusts_d_ino(x->dirfd);
-	x->here = malloc((cc->nmounts + 1) * sizeof(*x->here));
-	x->near = malloc((cc->nplaces + 1) * sizeof(*x->near));
-	if (!x->here || !x->near) {
-		cc->err = ENOMEM;
-		return false;
-	}
-	x->nhere = sbx__mounts_here(cc, x->here);
-	x->nnear = x->dirp ? sbx__places_near(cc, x->dirp, x->near) : 0;
-	return true;
-}
-
-/* What the scope allows on the entry open as fd: where it really is (the
- * root of another mount, or a name in the directory's own filesystem)
- * decides.  *why: the configured place that withholds a right. */
-static uint64_t entry_allowed(struct compiler *cc, const struct expansion *x, int fd,
-                              const char *name, const struct mount *mnt,
-                              const struct fs_place **why)
-{
-	const struct fs_place *d = x->dirp;
-	const struct mount *root_of = NULL;
-	char rel[3 * PATH_MAX];
-
-	if (!d)
-		return x->rights;
-	if (mnt && (root_of = sbx__mount_of(cc, fd, "")) && root_of->id == d->home->id)
-		root_of = NULL;
-	if (root_of)
-		snprintf(rel, sizeof(rel), "%s", root_of->root);
-	else
-		snprintf(rel, sizeof(rel), "%s/%s", strcmp(d->rel, "/") ? d->rel : "", name);
-	return sbx__place_clamp(x->near, x->nnear, root_of ? root_of->dev_major : d->dev_major,
-	                        root_of ? root_of->dev_minor : d->dev_minor, rel, x->rights, why);
-}
-
-/* Grants the entry open as fd what it may have, or says why not. */
-static void judge_entry(struct compiler *cc, const struct expansion *x, int fd, const char *name,
-                        unsigned char type, const struct stat *st, uint64_t allowed,
-                        const struct fs_place *why)
-{
-	char alias[PATH_MAX + NAME_MAX + 2];
-	const struct ident *same;
-
-	snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
-	if ((same = sbx__ident_find(cc, st->st_dev, st->st_ino))) {
-		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same->path, alias,
-		           "%s is also %s (a bind mount or a hard link); that name is not granted",
-		           same->path, alias);
-	} else if (allowed != x->rights && type != DT_LNK) {
-		/* A second name of a part of a denied or read-only path. */
-		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
-		           "%s shows a part of %s (a bind mount); %s", alias,
-		           why ? why->path : "a restricted path",
-		           allowed ? "it is granted only what that allows" : "it is not granted");
-		if (allowed)
-			grant(cc, fd, type == DT_DIR, allowed, name);
-	} else if (type != DT_DIR && type != DT_LNK && st->st_nlink > 1) {
-		sbx__drop(cc, name, EMLINK, DROP_LINKED);
-	} else if (type != DT_LNK) {
-		grant(cc, fd, type == DT_DIR, x->rights, name);
-		if (type != DT_DIR)
-			sbx__stamp_file(cc, name, st);
-	}
-}
-
-/* One listed entry: opened without following it, and judged. */
-static void expand_entry(struct compiler *cc, const struct expansion *x, const char *name,
-                         const struct entry *e)
-{
-	unsigned char type = e->type;
-	const struct mount *mnt;
-	const struct fs_place *why = NULL;
-	struct stat st = { .st_dev = x->dev, .st_ino = e->ino };
-	uint64_t allowed;
-	int fd;
-
-	if (type == DT_LNK || sbx__tree_find(x->n, name))
-		return;
-	fd = openat(x->dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		sbx__drop(cc, name, errno, DROP_FAILED);
-		return;
-	}
-	mnt = x->nhere ? sbx__mount_on(x->here, x->nhere,
-	                               strcmp(cc->path, "/") ? strlen(cc->path) : 0, name)
-	               : NULL;
-	/* A directory's identity is its entry's, unless something is
-	 * mounted there; anything else is looked at for its links. */
-	if ((type != DT_DIR || !x->d_ino_ok || mnt) && fstat(fd, &st)) {
-		sbx__drop(cc, name, errno, DROP_FAILED);
-		close(fd);
-		return;
-	}
-	if (type == DT_UNKNOWN)
-		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-	allowed = entry_allowed(cc, x, fd, name, mnt, &why);
-	judge_entry(cc, x, fd, name, type, &st, allowed, why);
-	close(fd);
-}
-
-/* Grants `rights' to every entry of the directory that is not on the way to
- * a configured path.  Symlinks are never followed, and get nothing: a rule
- * on a link grants nothing, its target has its own. */
-static void expand(struct compiler *cc, const struct node *n, int dirfd, dev_t dev,
-                   const struct fs_place *dirp, uint64_t rights)
-{
-	struct expansion x = { .n = n, .dirfd = dirfd, .dev = dev, .dirp = dirp, .rights = rights };
-	struct listing l = { 0 };
-	int err = list_dir(dirfd, &l);
-
-	if (!expansion_init(cc, &x)) {
-		/* cc->err is set */
-	} else if (err == ENOMEM) {
-		cc->err = ENOMEM;
-	} else if (err) {
-		sbx__drop(cc, "", err, DROP_UNLISTED);
-	} else {
-		/* Listed, not yet opened: what a caller's debug logger sees here
-		 * is exactly the window in which an entry can vanish. */
-		sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL,
-		           "expanding %s (%zu entries)", cc->path, l.n);
-		for (size_t i = 0; i < l.n && !cc->err; i++)
-			expand_entry(cc, &x, l.names + l.v[i].name, &l.v[i]);
-	}
-	free(x.here);
-	free(x.near);
-	listing_free(&l);
-}
-
-/* The rights of node n's own directory, open as dirfd: what its subtree
- * has in common and the rules above do not give, clamped to what the
- * scope allows where the directory really is.  false: it cannot be placed
- * (dropped) or memory ran out (cc->err). */
-static bool own_rights(struct compiler *cc, const struct node *n, int dirfd, uint64_t have,
-                       struct fs_place *place, uint64_t *own)
-{
-	const struct fs_place **near, *why = NULL;
-	size_t nnear;
-
-	*own = n->common & ~have;
-	if (!cc->nplaces)
+	if (err == ENOMEM || err == EMFILE || err == ENFILE) {
+		cc->err = err;
 		return true;
-	/* Nothing is granted on a directory the mount table cannot place:
-	 * whether it shows something restricted is unknown. */
-	if (!sbx__place_dir(cc, dirfd, place)) {
+	}
+	return false;
+}
+
+/* A directory being emitted. */
+struct visit {
+	const struct node *n;
+	int fd;
+	struct statx sx;
+	long fs_type;
+	const struct mount *mt; /* the mount it is seen through */
+	const char *rel;        /* its path in its filesystem */
+	bool foreign;
+	bool expanded;
+	uint64_t rights;        /* what its entries get */
+	struct listing l;       /* its entries, or its nodes */
+};
+
+/* Where the directory is: without the mount table nothing is granted on
+ * it, for whether it shows something restricted would be unknown. */
+static bool place_dir(struct compiler *cc, struct visit *v)
+{
+	struct statfs sf;
+
+	v->fs_type = fstatfs(v->fd, &sf) ? 0 : (long)sf.f_type;
+	if (!cc->tree.restricts)
+		return true;
+	v->mt = sbx__mount_by_id(&cc->mounts, v->sx.stx_mnt_id);
+	if (!v->mt || !sbx__path_covers(v->mt->point, cc->path)) {
 		sbx__drop(cc, "", ENOENT, DROP_UNPLACED);
 		return false;
 	}
-	if (!(near = malloc((cc->nplaces + 1) * sizeof(*near)))) {
+	if (!(v->rel = sbx__mounts_rel(&cc->mounts, v->mt, cc->path))) {
 		cc->err = ENOMEM;
 		return false;
 	}
-	nnear = sbx__places_near(cc, place, near);
-	*own = sbx__place_clamp(near, nnear, place->dev_major, place->dev_minor, place->rel, *own,
-	                        &why);
-	free(near);
-	if (*own != (n->common & ~have) && why)
-		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
-		           "%s shows a part of %s (a bind mount); it is granted only what that allows",
-		           cc->path, why->path);
+	v->foreign = sbx__mounts_foreign(&cc->mounts, v->sx.stx_dev_major, v->sx.stx_dev_minor,
+	                                 v->mt->id);
 	return true;
 }
 
-/* A child node of the directory open as dirfd: a directory is emitted in
- * turn, a file granted what its node asks. */
-static void emit_kid(struct compiler *cc, const struct node *kid, int dirfd, uint64_t have)
+/* The rights of the directory's own rule: what its subtree has in common
+ * and the rules above do not give, as far as the places allow. */
+static uint64_t own_rights(struct compiler *cc, const struct visit *v, uint64_t have)
 {
-	size_t base = strlen(cc->path);
+	uint64_t own = v->n->common & ~have, allowed = own;
+	const struct place *why = NULL;
+
+	if (v->foreign)
+		allowed = sbx__place_clamp(&cc->mounts, v->sx.stx_dev_major, v->sx.stx_dev_minor,
+		                           v->rel, own, &why);
+	if (allowed != own && why)
+		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
+		           "%s shows a part of %s (a second name: a bind mount or an overlay); it is "
+		           "granted only what that allows", cc->path, why->path);
+	return allowed;
+}
+
+/* ---- hard links to configured files ------------------------------------- */
+
+/* The restricted configured paths that are files, by inode: looked for
+ * only when an expanded directory holds a file with several names, to say
+ * which configured path it is. */
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	const char *path;
+};
+
+static int by_inode(const void *a, const void *b)
+{
+	const struct ident *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+static int collect_idents(struct compiler *cc, const struct node *n, size_t *cap)
+{
 	struct stat st;
-	int fd;
+	struct ident *grown;
+	int err = 0;
+
+	if (n->path && (n->mode == SBX_MODE_DENY || n->mode == SBX_MODE_READONLY) &&
+	    lstat(n->path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		if (!(grown = sbx__grow(cc->idents, cap, cc->nidents + 1, sizeof(*grown))))
+			return ENOMEM;
+		cc->idents = grown;
+		cc->idents[cc->nidents++] = (struct ident){ st.st_dev, st.st_ino, n->path };
+	}
+	for (uint32_t i = 0; i < n->nkids && !err; i++)
+		err = collect_idents(cc, &n->kids[i], cap);
+	return err;
+}
+
+/* The configured path that is the file (dev, ino), or NULL. */
+static const char *configured_file(struct compiler *cc, dev_t dev, ino_t ino)
+{
+	struct ident key = { .dev = dev, .ino = ino }, *hit;
+	size_t cap = 0;
+
+	if (!cc->idents_read) {
+		cc->idents_read = true;
+		if ((cc->err = collect_idents(cc, &cc->tree.root, &cap)))
+			return NULL;
+		if (cc->nidents)
+			qsort(cc->idents, cc->nidents, sizeof(*cc->idents), by_inode);
+	}
+	hit = cc->nidents ? bsearch(&key, cc->idents, cc->nidents, sizeof(key), by_inode) : NULL;
+	return hit ? hit->path : NULL;
+}
+
+/* ---- expanding ---------------------------------------------------------- */
+
+/* Records what judging an entry gave, and drops what could not be granted. */
+static void record(struct compiler *cc, const struct visit *v, struct entry *e, const char *name,
+                   enum verdict verdict, int err)
+{
+	const char *same;
+
+	e->kind = verdict == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER;
+	switch (verdict) {
+	case V_GRANTED:
+	case V_OTHER:
+	case V_RECOMPILE:
+		break;
+	case V_GONE:
+	case V_FAILED:
+		if (!fatal(cc, err))
+			sbx__drop(cc, name, err, DROP_FAILED);
+		break;
+	case V_LINKED:
+		same = configured_file(cc, makedev(v->sx.stx_dev_major, v->sx.stx_dev_minor), e->ino);
+		if (same) {
+			char alias[PATH_MAX + NAME_MAX + 2];
+
+			snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
+			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same, alias,
+			           "%s is also %s (a hard link); that name is not granted", same, alias);
+		} else if (!cc->err) {
+			sbx__drop(cc, name, EMLINK, DROP_LINKED);
+		}
+		break;
+	case V_CHANGED:
+		sbx__drop(cc, name, ESTALE, DROP_CHANGED);
+		break;
+	}
+}
+
+/* Lists the directory and judges every entry that is not a node. */
+static void expand(struct compiler *cc, struct visit *v, uint64_t rights)
+{
+	struct judge j = { .rs = cc->out, .scope = cc->scope, .mounts = &cc->mounts,
+	                   .closer = &cc->closer, .dir = cc->path, .rel = v->rel,
+	                   .dev = makedev(v->sx.stx_dev_major, v->sx.stx_dev_minor),
+	                   .mnt = v->sx.stx_mnt_id, .rights = rights, .file_rights = cc->rights.file,
+	                   .trust_ino = sbx__fs_trusts_ino(v->fs_type), .foreign = v->foreign };
+	int err = sbx__listing_read(v->fd, &v->l);
+
+	if (err == EMFILE || err == ENFILE) {
+		sbx__closer_flush(&cc->closer);
+		sbx__listing_free(&v->l);
+		err = sbx__listing_read(v->fd, &v->l);
+	}
+	if (err) {
+		if (!fatal(cc, err))
+			sbx__drop(cc, "", err, DROP_UNLISTED);
+		sbx__listing_free(&v->l);
+		return;
+	}
+	v->expanded = true;
+	v->rights = rights;
+	/* Listed, not yet opened: what a caller's debug logger sees here is
+	 * exactly the window in which an entry can vanish or be renamed. */
+	sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL, "expanding %s (%zu entries)",
+	           cc->path, v->l.n);
+	for (size_t i = 0; i < v->l.n && !cc->err; i++) {
+		struct entry *e = &v->l.v[i];
+		const char *name = sbx__entry_name(&v->l, e);
+
+		if (sbx__tree_kid(v->n, name, strlen(name))) {
+			e->kind = ENTRY_NODE;
+			continue;
+		}
+		enum verdict verdict = sbx__judge(&j, v->fd, name, e, &err);
+
+		record(cc, v, e, name, verdict, err);
+	}
+}
+
+/* The identity of child node `name' as the directory's listing gave it:
+ * the opened node must be that entry (or the root of a mount on it). */
+static bool same_node(const struct visit *v, const char *name, const struct statx *sx)
+{
+	const struct entry *e = sbx__listing_find(&v->l, name);
+
+	if (!v->expanded)
+		return true; /* no listing: the open is the only look at it */
+	if (!e)
+		return false; /* it appeared after the listing */
+	return sx->stx_mnt_id != v->sx.stx_mnt_id || !sbx__fs_trusts_ino(v->fs_type) ||
+	       sx->stx_ino == e->ino;
+}
+
+static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,
+                     uint64_t have);
+
+/* One child node of the directory: a directory is emitted in turn, a file
+ * granted what its node asks; its identity is kept with the directory. */
+static void emit_kid(struct compiler *cc, struct visit *v, const struct node *kid, uint64_t have)
+{
+	char name[NAME_MAX + 1];
+	size_t base = strlen(cc->path);
+	struct statx sx;
+	int fd, err;
 
 	if (!((kid->common | kid->want) & ~have) && !kid->nkids)
 		return; /* nothing to add beneath it */
-	fd = openat(dirfd, kid->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		/* A configured path that does not exist is simply not there:
-		 * nothing to grant, and its parent lacks the rights to create
-		 * it. */
-		if (errno != ENOENT && errno != ENOTDIR)
-			sbx__drop(cc, kid->name, errno, DROP_FAILED);
+	if (kid->len > NAME_MAX) {
+		sbx__drop(cc, "", ENAMETOOLONG, DROP_FAILED);
 		return;
 	}
-	if (fstat(fd, &st)) {
-		sbx__drop(cc, kid->name, errno, DROP_FAILED);
-	} else if (S_ISDIR(st.st_mode)) {
-		if (sbx__path_push(cc->path, kid->name, strlen(kid->name)) == 0) {
-			sbx__emit(cc, kid, fd, &st, have);
+	memcpy(name, kid->name, kid->len);
+	name[kid->len] = '\0';
+	if ((fd = sbx__open_entry(&cc->closer, v->fd, name)) < 0) {
+		/* A configured path that does not exist is simply not there:
+		 * nothing to grant, and its parent lacks the rights to create
+		 * it.  Kept as absent: its coming is a change. */
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			err = v->expanded ? 0 : sbx__listing_add(&v->l, name, 0, 0, ENTRY_NODE);
+		else
+			err = fatal(cc, -fd) ? 0 : (sbx__drop(cc, name, -fd, DROP_FAILED), 0);
+		if (err)
+			cc->err = err;
+		return;
+	}
+	if ((err = sbx__statx_fd(fd, &sx)) || !same_node(v, name, &sx)) {
+		if (!fatal(cc, err))
+			sbx__drop(cc, name, err ? err : ESTALE, err ? DROP_FAILED : DROP_CHANGED);
+	} else if (!v->expanded && (err = sbx__listing_add(&v->l, name, sx.stx_ino, 0, ENTRY_NODE))) {
+		cc->err = err;
+	} else if (S_ISDIR(sx.stx_mode)) {
+		if (sbx__path_push(cc->path, name, kid->len) == 0) {
+			emit_dir(cc, kid, fd, &sx, have);
 			cc->path[base] = '\0';
 		} else {
-			sbx__drop(cc, kid->name, ENAMETOOLONG, DROP_FAILED);
+			sbx__drop(cc, name, ENAMETOOLONG, DROP_FAILED);
 		}
-	} else if (!S_ISLNK(st.st_mode)) {
-		/* A file: nothing can be beneath it. */
-		grant(cc, fd, false, kid->common & ~have, kid->name);
+	} else if (S_ISLNK(sx.stx_mode)) {
+		/* Resolved when it was added, and a symlink now: what it
+		 * named then is not here. */
+		if (kid->mode != SBX_MODE_DENY)
+			sbx__drop(cc, name, ELOOP, DROP_CHANGED);
+	} else {
+		struct judge j = { .rs = cc->out, .scope = cc->scope, .dir = cc->path,
+		                   .file_rights = cc->rights.file };
+
+		if ((err = sbx__grant(&j, fd, false, kid->common & ~have, name)))
+			sbx__drop(cc, name, err, DROP_FAILED);
 	}
 	close(fd);
 }
 
-/* Emits the rules for node n, whose directory is open as dirfd (and is
- * st); `have' is what the rules above it already grant beneath it. */
-void sbx__emit(struct compiler *cc, const struct node *n, int dirfd, const struct stat *st_n,
-               uint64_t have)
+/* Keeps what the walk read of the directory, for reuse. */
+static void keep(struct compiler *cc, struct visit *v)
 {
-	struct fs_place place;
-	uint64_t own;
+	struct sbx_ruleset *rs = cc->out;
+	struct sbx_dir *grown, *d;
 
-	sbx__stamp_dir(cc, st_n);
-	if (!own_rights(cc, n, dirfd, have, &place, &own))
+	if (!v->expanded && !v->l.n)
 		return;
-	grant(cc, dirfd, true, own, "");
+	if (!(grown = sbx__grow(rs->dirs, &rs->dirs_cap, rs->ndirs + 1, sizeof(*rs->dirs)))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->dirs = grown;
+	d = &rs->dirs[rs->ndirs];
+	*d = (struct sbx_dir){ .dev = makedev(v->sx.stx_dev_major, v->sx.stx_dev_minor),
+	                       .ino = v->sx.stx_ino, .mnt = v->sx.stx_mnt_id,
+	                       .mtime = { v->sx.stx_mtime.tv_sec, v->sx.stx_mtime.tv_nsec },
+	                       .ctime = { v->sx.stx_ctime.tv_sec, v->sx.stx_ctime.tv_nsec },
+	                       .rights = v->rights, .expanded = v->expanded, .foreign = v->foreign,
+	                       .trust_ino = sbx__fs_trusts_ino(v->fs_type), .fs_type = v->fs_type,
+	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started) };
+	if (!(d->path = strdup(cc->path))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	/* Nodes that were absent, in a listing: their coming is a change. */
+	for (uint32_t i = 0; v->expanded && i < v->n->nkids && !cc->err; i++) {
+		char name[NAME_MAX + 1];
+		const struct node *kid = &v->n->kids[i];
+
+		if (kid->len > NAME_MAX)
+			continue;
+		memcpy(name, kid->name, kid->len);
+		name[kid->len] = '\0';
+		if (!sbx__listing_find(&v->l, name) && (cc->err = sbx__listing_add(&v->l, name, 0, 0, ENTRY_NODE)))
+			return;
+	}
+	sbx__listing_sort(&v->l);
+	d->kept = v->l;
+	v->l = (struct listing){ 0 };
+	rs->ndirs++;
+}
+
+static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,
+                     uint64_t have)
+{
+	struct visit v = { .n = n, .fd = fd, .sx = *sx };
+	int err;
+
+	if (!place_dir(cc, &v))
+		return;
+	if ((err = sbx__grant(&(struct judge){ .rs = cc->out, .scope = cc->scope, .dir = cc->path,
+	                                       .file_rights = cc->rights.file },
+	                      fd, true, own_rights(cc, &v, have), "")))
+		sbx__drop(cc, "", err, DROP_FAILED);
 	have |= n->common;
-	if (n->want & ~have)
-		expand(cc, n, dirfd, st_n->st_dev, cc->nplaces ? &place : NULL, n->want & ~have);
-	for (size_t i = 0; i < n->nkids && !cc->err; i++)
-		emit_kid(cc, n->kids[i], dirfd, have);
+	if (n->want & ~have) {
+		((struct node *)n)->flags |= NODE_EXPANDED;
+		expand(cc, &v, n->want & ~have);
+	}
+	for (uint32_t i = 0; i < n->nkids && !cc->err; i++)
+		emit_kid(cc, &v, &n->kids[i], have);
+	if (!cc->err)
+		keep(cc, &v);
+	sbx__listing_free(&v.l);
+}
+
+int sbx__emit(struct compiler *cc)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	struct statx sx;
+
+	if (fd < 0)
+		return errno;
+	if ((err = sbx__statx_fd(fd, &sx))) {
+		close(fd);
+		return err;
+	}
+	strcpy(cc->path, "/");
+	emit_dir(cc, &cc->tree.root, fd, &sx, 0);
+	close(fd);
+	sbx__closer_flush(&cc->closer);
+	return cc->err;
 }

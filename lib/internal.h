@@ -18,6 +18,23 @@
 #define SBX_KEEP_ERRNO int sbx__saved_errno __attribute__((cleanup(sbx__restore_errno))) = errno
 void sbx__restore_errno(const int *saved);
 
+/* ---- paths (resolve.c) ----------------------------------------------- */
+
+/* Makes path absolute against the working directory, follows every
+ * symlink in the part that exists and normalises the rest; out holds
+ * PATH_MAX bytes. */
+int sbx__resolve(const char *path, char *out);
+/* Appends "/name" (len bytes of it) to the absolute path in buf. */
+int sbx__path_push(char *buf, const char *name, size_t len);
+void sbx__path_pop(char *buf);
+/* Whether a is b or one of b's ancestors (both absolute, resolved). */
+bool sbx__path_covers(const char *a, const char *b);
+/* What path has beyond prefix (which covers it). */
+const char *sbx__path_after(const char *prefix, const char *path);
+/* Orders paths so that a path's descendants follow it at once ('/' before
+ * every other byte); a is taken to alen bytes at most. */
+int sbx__path_order(const char *a, const char *b, size_t alen);
+
 /* Room for `need' elements of `size' bytes in the array v of *cap: the
  * array (moved, perhaps, and *cap grown), or NULL with v untouched. */
 void *sbx__grow(void *v, size_t *cap, size_t need, size_t size);
@@ -52,7 +69,7 @@ enum sbx_mode { SBX_MODE_DENY, SBX_MODE_READONLY, SBX_MODE_ALLOW };
 
 struct sbx_scope_rule {
 	enum sbx_mode mode;
-	char *path; /* as the caller wrote it */
+	char *path; /* resolved when it was added: absolute, no symlink */
 };
 
 struct sbx_ruleset;
@@ -114,25 +131,9 @@ const struct sock_fprog *sbx__io_uring_filter(void);
 /* Adds a path-beneath rule on fd: 0 or -errno. */
 int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
-/* ---- the compiler (compile.c) --------------------------------------- */
+/* ---- a compiled ruleset (compile.c makes it, ruleset.c keeps it) -------- */
 
-/* What a compile read of a directory: if none of these changed, listing
- * it again would give the same entries. */
-struct sbx_stamp {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	struct timespec mtime, ctime;
-};
-
-/* A file granted in an expanded directory: its name in that directory's
- * stamp, and its link count. */
-struct sbx_file_stamp {
-	uint32_t dir;  /* index of the directory's stamp */
-	uint32_t name; /* offset of its name in the ruleset's names */
-	ino_t ino;
-	nlink_t nlink;
-};
+struct sbx_dir;
 
 struct sbx_ruleset {
 	int fd;           /* Landlock ruleset, O_CLOEXEC; -1 if none */
@@ -142,36 +143,30 @@ struct sbx_ruleset {
 	int error;        /* why the ruleset was refused */
 	const char *refused_call; /* what refused it */
 	int controls;     /* SBX_SCOPE_NO_* enforced */
-	unsigned rules;
+	atomic_uint rules;
 	unsigned ndropped;
 	char **dropped;
 
-	/* For reuse (compile.c decides, scope.c keeps). */
+	/* For reuse: what the compile read (ruleset.c and reuse.c check it). */
 	atomic_int refs;
 	atomic_bool stale;
-	bool reusable;     /* confined in full, and nothing read was too fresh */
-	char **resolved;   /* the scope's paths as resolved, one per rule */
-	bool *plain;       /* per rule: absolute, and no symlink on its way */
-	size_t nresolved;
-	struct sbx_stamp *stamps;
-	size_t nstamps, stamps_cap;
-	struct sbx_file_stamp *files;
-	size_t nfiles, files_cap;
-	char *names;
-	size_t names_len, names_cap;
-	int mounts_fd;     /* /proc/self/mountinfo, polled for changes; -1 */
-	pthread_mutex_t poll_lock;
+	bool reusable;     /* what it read can be checked again */
+	bool snapshot;     /* sbx_scopeattr_compile(): entries that appear stay unreachable */
+	uint64_t file_rights;
+	struct sbx_dir *dirs;
+	size_t ndirs, dirs_cap;
+	int mounts_fd;     /* the mount table, polled for changes; -1 */
+	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
+	ino_t mounts_ino;
+	pthread_mutex_t check_lock;
 };
 
 /* Compiles scope against the filesystem as it is now.  Returns 0 with
  * out->confinement telling the outcome (a refused ruleset is an outcome,
  * not an error), or an error number for a spawn that must not happen
- * (ENOMEM, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
+ * (ENOMEM, EMFILE, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
 int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
-/* Whether compiling scope now would give rs again, at the cost of a stat
- * per directory it read and a walk of the scope's paths. */
-bool sbx__ruleset_current(const struct sbx_scope *scope, struct sbx_ruleset *rs);
 
 /* ---- exec (exec.c) --------------------------------------------------- */
 

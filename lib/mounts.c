@@ -1,8 +1,15 @@
 /*
- * The mount table, and where a path is in its filesystem: the device and
- * the path from that filesystem's root, through the mount that shows it.
- * What the scope allows on an inode is decided there, whatever name it is
- * reached by.
+ * The mount table of the calling thread, and where the configured paths are
+ * in their filesystems.
+ *
+ * Landlock rules hold on inodes, and one inode can have several names: a
+ * filesystem mounted twice, a bind mount of a directory, an overlay that
+ * shows its lower and upper directories again under its own mount.  A
+ * configured path is therefore also a place, a device and a path from that
+ * filesystem's root, and what the scope allows on an inode is decided by
+ * the places around it, whatever name the compile reached it by.  Places are
+ * kept only for filesystems seen through more than one view: elsewhere a
+ * name is the only way to an inode, and the tree alone decides.
  */
 #include "config.h"
 
@@ -15,11 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compat/landlock.h"
 #include "internal.h"
 #include "lib/compiler.h"
 
-/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
+/* ---- strings ------------------------------------------------------------ */
+
+/* mountinfo escapes blanks, tabs, newlines, backslashes (and, in options,
+ * commas) as \ooo. */
 static void unescape(char *s)
 {
 	char *w = s;
@@ -36,216 +45,342 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-/* Cuts the next blank-separated field out of *p, in place. */
-static char *field(char **p)
+/* Cuts the next field out of *p at sep, in place. */
+static char *field(char **p, char sep)
 {
-	char *start = *p, *end = strchr(start, ' ');
+	char *start = *p, *end;
 
-	if (!end)
+	if (!start)
 		return NULL;
-	*end = '\0';
-	*p = end + 1;
+	if ((end = strchr(start, sep))) {
+		*end = '\0';
+		*p = end + 1;
+	} else {
+		*p = NULL;
+	}
 	return start;
 }
 
-int sbx__mounts_read(struct mount_table *t)
+/* a and b joined, kept with the table. */
+const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b)
 {
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	size_t len = 0, room = 8192, cap = 0;
-	ssize_t got;
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+	char **grown;
+
+	if (!s || !(grown = sbx__grow(m->extra, &m->extra_cap, m->extra_len + 1, sizeof(char *)))) {
+		free(s);
+		return NULL;
+	}
+	m->extra = grown;
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb + 1);
+	m->extra[m->extra_len++] = s;
+	return s;
+}
+
+/* path as seen through mount mt (path is at or below its point). */
+const char *sbx__mounts_rel(struct mounts *m, const struct mount *mt, const char *path)
+{
+	const char *suffix = sbx__path_after(mt->point, path);
+
+	if (!*suffix)
+		return mt->own.rel;
+	if (strcmp(mt->own.rel, "/") == 0)
+		return suffix;
+	return sbx__mounts_keep(m, mt->own.rel, suffix);
+}
+
+/* ---- reading the table -------------------------------------------------- */
+
+static int slurp(const char *path, char **text)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, room = 8192;
+	ssize_t got = 0;
+	char *buf = NULL, *grown;
 
 	if (fd < 0)
 		return errno;
-	/* Read whole: the kernel builds it line by line anyway. */
-	for (;;) {
-		char *grown = len + 1 >= room || !t->text ? realloc(t->text, room *= 2) : t->text;
-
-		if (!grown) {
-			close(fd);
-			return ENOMEM;
-		}
-		t->text = grown;
-		if ((got = read(fd, t->text + len, room - len - 1)) <= 0)
-			break;
+	do {
 		len += (size_t)got;
-	}
+		if (len + 1 >= room || !buf) {
+			if (!(grown = realloc(buf, room *= 2))) {
+				free(buf);
+				close(fd);
+				return ENOMEM;
+			}
+			buf = grown;
+		}
+	} while ((got = read(fd, buf + len, room - len - 1)) > 0);
 	close(fd);
-	if (got < 0)
+	if (got < 0) {
+		free(buf);
 		return errno;
-	t->text[len] = '\0';
-	for (char *line = t->text, *next; *line; line = next) {
-		char *p = line, *id, *dev, *root, *point, *colon;
-		struct mount *grown;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
 
-		next = strchrnul(line, '\n');
-		if (*next)
+/* id parent major:minor root point options [optional...] - type source super */
+static bool parse_line(char *line, struct mount *mt, char **type, char **source, char **super)
+{
+	static char none[1];
+	char *p = line, *id, *parent, *dev, *root, *point, *f;
+
+	if (!(id = field(&p, ' ')) || !(parent = field(&p, ' ')) || !(dev = field(&p, ' ')) ||
+	    !(root = field(&p, ' ')) || !(point = field(&p, ' ')) || !strchr(dev, ':'))
+		return false;
+	while ((f = field(&p, ' ')) && strcmp(f, "-"))
+		;
+	if (!f || !(*type = field(&p, ' ')) || !(*source = field(&p, ' ')))
+		return false;
+	*super = p ? p : none;
+	unescape(root);
+	unescape(point);
+	unescape(*source);
+	*mt = (struct mount){ .id = strtoull(id, NULL, 10), .parent = strtoull(parent, NULL, 10),
+	                      .point = point,
+	                      .own = { .dev_major = (unsigned)strtoul(dev, NULL, 10),
+	                               .dev_minor = (unsigned)strtoul(strchr(dev, ':') + 1, NULL, 10),
+	                               .rel = root } };
+	return true;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct mount *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The layers' paths of a stacking mount, kept (still to be placed) in
+ * m->layer_store with path set and dev_major ~0. */
+static int note_layer(struct mounts *m, size_t *cap, struct mount *mt, const char *path)
+{
+	struct view *grown;
+
+	if (!*path)
+		return 0; /* "::" before data-only layers */
+	if (!(grown = sbx__grow(m->layer_store, cap, m->nlayer_store + 1, sizeof(*grown))))
+		return ENOMEM;
+	m->layer_store = grown;
+	m->layer_store[m->nlayer_store++] = (struct view){ .dev_major = ~0U, .path = path };
+	mt->nlayers++;
+	return 0;
+}
+
+/* An overlay's lowerdir holds layers separated by ':', in which a literal
+ * ':' is "\:". */
+static int note_lowerdirs(struct mounts *m, size_t *cap, struct mount *mt, char *list)
+{
+	char *w = list, *start = list;
+	int err;
+
+	for (char *r = list;; r++) {
+		if (r[0] == '\\' && r[1] == ':') {
+			*w++ = ':';
+			r++;
+		} else if (*r == ':' || !*r) {
+			bool last = !*r;
+
+			*w++ = '\0';
+			if ((err = note_layer(m, cap, mt, start)))
+				return err;
+			start = w;
+			if (last)
+				return 0;
+		} else {
+			*w++ = *r;
+		}
+	}
+}
+
+/* What a mount shows again beyond its own filesystem: an overlay's layers,
+ * or the source directory of a filesystem mounted from a path. */
+static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const char *type,
+                         const char *source, char *super)
+{
+	struct stat st;
+	char *opt;
+	int err = 0;
+
+	mt->nlayers = 0;
+	if (strcmp(type, "overlay") == 0) {
+		while (!err && (opt = field(&super, ','))) {
+			char *key = field(&opt, '=');
+
+			if (!opt)
+				continue;
+			unescape(opt);
+			if (!strcmp(key, "lowerdir") || !strcmp(key, "lowerdir+") || !strcmp(key, "datadir+"))
+				err = note_lowerdirs(m, cap, mt, opt);
+			else if (!strcmp(key, "upperdir"))
+				err = note_layer(m, cap, mt, opt);
+		}
+	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = note_layer(m, cap, mt, source);
+	}
+	return err;
+}
+
+static int parse_table(struct mounts *m)
+{
+	size_t cap = 0, layers_cap = 0;
+	int err;
+
+	for (char *line = m->text, *next; line && *line; line = next) {
+		char *type, *source, *super;
+		struct mount mt, *grown;
+
+		next = strchr(line, '\n');
+		if (next)
 			*next++ = '\0';
-		/* id parent major:minor root point ... */
-		if (!(id = field(&p)) || !field(&p) || !(dev = field(&p)) || !(root = field(&p)) ||
-		    !(point = field(&p)) || !(colon = strchr(dev, ':')))
+		if (!parse_line(line, &mt, &type, &source, &super))
 			continue;
-		if (!(grown = sbx__grow(t->v, &cap, t->n + 1, sizeof(*t->v))))
+		if ((err = note_stacking(m, &layers_cap, &mt, type, source, super)))
+			return err;
+		if (!(grown = sbx__grow(m->v, &cap, m->n + 1, sizeof(*m->v))))
 			return ENOMEM;
-		t->v = grown;
-		unescape(root);
-		unescape(point);
-		t->v[t->n++] = (struct mount){ .id = strtoul(id, NULL, 10),
-		                               .dev_major = (unsigned)strtoul(dev, NULL, 10),
-		                               .dev_minor = (unsigned)strtoul(colon + 1, NULL, 10),
-		                               .root = root, .point = point };
+		m->v = grown;
+		m->v[m->n++] = mt;
 	}
 	return 0;
 }
 
-void sbx__mounts_free(struct mount_table *t)
+/* ---- mount points ------------------------------------------------------- */
+
+static int by_point(const void *a, const void *b)
 {
-	free(t->v);
-	free(t->text);
+	return strcmp((*(struct mount *const *)a)->point, (*(struct mount *const *)b)->point);
 }
 
-/* The mounts on entries of the directory being expanded, by the entry's
- * name (in out, room for every mount): usually none, so that the entries
- * are not each compared with the whole table. */
-size_t sbx__mounts_here(const struct compiler *cc, const struct mount **out)
+/* The visible mount at each point: of several stacked at one point, the one
+ * no other mount there sits on. */
+static int index_points(struct mounts *m)
 {
-	size_t dlen = strlen(cc->path), n = 0;
+	struct mount **all = malloc((m->n + 1) * sizeof(*all));
 
-	for (size_t i = 0; i < cc->nmounts; i++) {
-		const char *mp = cc->mounts[i].point;
-		const char *base = strcmp(cc->path, "/") == 0 ? mp + 1 : mp + dlen + 1;
-
-		if (strcmp(cc->path, "/") == 0 ? mp[0] == '/'
-		                               : strncmp(mp, cc->path, dlen) == 0 && mp[dlen] == '/')
-			if (*base && !strchr(base, '/'))
-				out[n++] = &cc->mounts[i];
+	if (!all || !(m->points = malloc((m->n + 1) * sizeof(*m->points)))) {
+		free(all);
+		return ENOMEM;
 	}
-	return n;
-}
+	for (size_t i = 0; i < m->n; i++)
+		all[i] = &m->v[i];
+	if (m->n)
+		qsort(all, m->n, sizeof(*all), by_point);
+	for (size_t i = 0, end; i < m->n; i = end) {
+		for (end = i + 1; end < m->n && !strcmp(all[end]->point, all[i]->point); end++)
+			;
+		for (size_t a = i; a < end; a++) {
+			bool covered = false;
 
-/* The mount on entry name (the last one made there, which is the one
- * seen), or NULL. */
-const struct mount *sbx__mount_on(const struct mount *const *here, size_t n, size_t dlen,
-                                    const char *name)
-{
-	const struct mount *found = NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(here[i]->point + dlen + 1, name) == 0)
-			found = here[i];
-	return found;
-}
-
-static const struct mount *mount_by_id(const struct compiler *cc, unsigned long id)
-{
-	for (size_t i = 0; i < cc->nmounts; i++)
-		if (cc->mounts[i].id == id)
-			return &cc->mounts[i];
-	return NULL;
-}
-
-/* The mount an open file or a path is seen through: by its mount id, which
- * no order of the table or moving of mounts can confuse. */
-const struct mount *sbx__mount_of(const struct compiler *cc, int dirfd, const char *path)
-{
-	struct statx sx;
-
-	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | (*path ? 0 : AT_EMPTY_PATH), STATX_MNT_ID, &sx) ||
-	    !(sx.stx_mask & STATX_MNT_ID))
-		return NULL;
-	return mount_by_id(cc, (unsigned long)sx.stx_mnt_id);
-}
-
-/* Where path is in its filesystem.  A path that does not exist is placed
- * through its nearest existing ancestor. */
-bool sbx__place_path(const struct compiler *cc, const char *path, struct fs_place *out)
-{
-	char known[PATH_MAX];
-	const struct mount *m = NULL;
-
-	snprintf(known, sizeof(known), "%s", path);
-	while (!(m = sbx__mount_of(cc, AT_FDCWD, known)) && strcmp(known, "/"))
-		sbx__path_pop(known);
-	if (!m || !sbx__path_covers(m->point, known))
-		return false;
-	out->home = m;
-	out->dev_major = m->dev_major;
-	out->dev_minor = m->dev_minor;
-	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
-	         sbx__path_after(m->point, path));
-	if (!out->rel[0])
-		strcpy(out->rel, "/");
-	out->path = path;
-	return true;
-}
-
-/* What the scope allows on a grant to the inode at (dev, rel) of its
- * filesystem, whatever name it is reached by: the rights of the nearest
- * configured place above or at it, less any right a configured place
- * beneath it withholds (a grant holds on everything beneath its inode).
- * places: those that can matter, as sbx__places_near() picks them. */
-uint64_t sbx__place_clamp(const struct fs_place *const *places, size_t n, unsigned maj,
-                         unsigned min, const char *rel, uint64_t rights,
-                         const struct fs_place **why)
-{
-	size_t best = 0;
-	const struct fs_place *nearest = NULL, *under = NULL;
-	uint64_t above = ~0ULL, below = ~0ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct fs_place *p = places[i];
-		size_t len = strlen(p->rel);
-
-		if (p->dev_major != maj || p->dev_minor != min)
-			continue;
-		if (sbx__path_covers(p->rel, rel)) {
-			if (!nearest || len > best) {
-				best = len;
-				above = p->rights;
-				nearest = p;
-			} else if (len == best) {
-				above |= p->rights; /* one path twice: the widest */
+			for (size_t b = i; b < end && !covered; b++)
+				covered = all[b]->parent == all[a]->id;
+			if (!covered) {
+				m->points[m->npoints++] = all[a];
+				break;
 			}
-		} else if (sbx__path_covers(rel, p->rel) && (rights & ~p->rights)) {
-			below &= p->rights;
-			under = p;
 		}
 	}
-	if (why)
-		*why = (rights & ~above) ? nearest : under;
-	return rights & above & below;
+	free(all);
+	return 0;
 }
 
-/* The places that can bear on the directory d and its entries: on its
- * device, above it or beneath it. */
-size_t sbx__places_near(const struct compiler *cc, const struct fs_place *d,
-                              const struct fs_place **out)
+const struct mount *sbx__mount_at(const struct mounts *m, const char *path)
 {
-	size_t n = 0;
+	struct mount key = { .point = path }, *kp = &key, **hit;
 
-	for (size_t i = 0; i < cc->nplaces; i++) {
-		const struct fs_place *p = &cc->places[i];
+	if (!m->npoints)
+		return NULL;
+	hit = bsearch(&kp, m->points, m->npoints, sizeof(*m->points), by_point);
+	return hit ? *hit : NULL;
+}
 
-		if (p->dev_major == d->dev_major && p->dev_minor == d->dev_minor &&
-		    (sbx__path_covers(p->rel, d->rel) || sbx__path_covers(d->rel, p->rel)))
-			out[n++] = p;
+const struct mount *sbx__mount_by_id(const struct mounts *m, uint64_t id)
+{
+	struct mount key = { .id = id };
+
+	return m->n ? bsearch(&key, m->v, m->n, sizeof(key), by_id) : NULL;
+}
+
+/* The mount a path is seen through: the visible mount at its longest
+ * prefix that is a mount point. */
+const struct mount *sbx__mount_of(const struct mounts *m, const char *path)
+{
+	char buf[PATH_MAX];
+	const struct mount *mt;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	while (!(mt = sbx__mount_at(m, buf)) && strcmp(buf, "/"))
+		sbx__path_pop(buf);
+	return mt;
+}
+
+/* Each layer placed in its own filesystem, through the path the table
+ * names; a layer no path reaches here is left out. */
+static void place_layers(struct mounts *m)
+{
+	size_t next = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct mount *mt = &m->v[i];
+		unsigned kept = 0;
+
+		mt->layers = mt->nlayers ? m->layer_store + next : NULL;
+		for (unsigned k = 0; k < mt->nlayers; k++) {
+			struct view *v = &m->layer_store[next + k];
+			const struct mount *home = v->path[0] == '/' ? sbx__mount_of(m, v->path) : NULL;
+			struct stat st;
+
+			if (!home || stat(v->path, &st) || !S_ISDIR(st.st_mode)) {
+				mt->layers_unknown = true;
+				continue;
+			}
+			mt->layers[kept++] = (struct view){ .dev_major = home->own.dev_major,
+			                                    .dev_minor = home->own.dev_minor,
+			                                    .rel = sbx__mounts_rel(m, home, v->path),
+			                                    .path = v->path };
+		}
+		next += mt->nlayers;
+		mt->nlayers = kept;
 	}
-	return n;
 }
 
-/* Where the directory open as dirfd, reached as cc->path, is. */
-bool sbx__place_dir(const struct compiler *cc, int dirfd, struct fs_place *out)
+int sbx__mounts_read(struct mounts *m, const struct tree *t, const struct rights *r)
 {
-	const struct mount *m = sbx__mount_of(cc, dirfd, "");
+	int err;
 
-	if (!m || !sbx__path_covers(m->point, cc->path))
-		return false;
-	out->home = m;
-	out->dev_major = m->dev_major;
-	out->dev_minor = m->dev_minor;
-	snprintf(out->rel, sizeof(out->rel), "%s%s", strcmp(m->root, "/") ? m->root : "",
-	         sbx__path_after(m->point, cc->path));
-	if (!out->rel[0])
-		strcpy(out->rel, "/");
-	out->path = NULL;
-	return true;
+	*m = (struct mounts){ 0 };
+	/* The calling thread's own table: a thread may have a mount
+	 * namespace of its own (/proc/self is the thread-group leader's). */
+	err = slurp("/proc/thread-self/mountinfo", &m->text);
+	if (err == ENOENT)
+		err = slurp("/proc/self/mountinfo", &m->text);
+	if (!err)
+		err = parse_table(m);
+	if (!err) {
+		if (m->n)
+			qsort(m->v, m->n, sizeof(*m->v), by_id);
+		err = index_points(m);
+	}
+	if (!err)
+		place_layers(m);
+	if (!err)
+		err = sbx__places_build(m, t, r);
+	return err;
+}
+
+void sbx__mounts_free(struct mounts *m)
+{
+	for (size_t i = 0; i < m->extra_len; i++)
+		free(m->extra[i]);
+	free(m->extra);
+	free(m->places);
+	free(m->points);
+	free(m->layer_store);
+	free(m->v);
+	free(m->text);
+	*m = (struct mounts){ 0 };
 }

@@ -1,7 +1,8 @@
 /*
- * Resolving the caller's paths: absolute against the working directory,
- * symlinks followed, `..', `//' and trailing slashes normalised; and the
- * string tests on resolved paths the other stages share.
+ * Resolving the caller's paths, once, when they are added to a scope:
+ * absolute against the working directory, symlinks followed, `..', `//' and
+ * trailing slashes normalised; and the string tests on resolved paths the
+ * other stages share.
  */
 #include "config.h"
 
@@ -40,46 +41,56 @@ void sbx__path_pop(char *buf)
 		*slash = '\0';
 }
 
-/* Makes path absolute against the current directory and resolves every
- * symlink in the part that exists; the rest ("a denied path that does not
- * exist yet") is normalised as written.  out holds PATH_MAX bytes.  *plain
- * (if given) says whether path was absolute and no symlink was followed:
- * then it resolves the same for as long as the directories on its way are
- * unchanged. */
-int sbx__resolve(const char *path, char *out, bool *plain)
+/* out (resolved so far) ends in a symlink: replace it by the link's target
+ * and put the target in front of what is left to walk (*p, in todo). */
+static int follow(char *out, char *todo, size_t cap, char **p)
 {
-	char todo[2 * PATH_MAX], link[PATH_MAX];
-	int links = 0;
+	char link[PATH_MAX];
+	ssize_t n = readlink(out, link, sizeof(link) - 1);
+	size_t rest = strlen(*p);
 
-	if (plain)
-		*plain = path[0] == '/';
-	if (path[0] == '/') {
-		strcpy(out, "/");
-	} else if (!getcwd(out, PATH_MAX)) {
+	if (n < 0)
 		return errno;
-	}
+	link[n] = '\0';
+	sbx__path_pop(out);
+	if (link[0] == '/')
+		strcpy(out, "/");
+	if ((size_t)n + 1 + rest + 1 > cap)
+		return ENAMETOOLONG;
+	memmove(todo + n + 1, *p, rest + 1);
+	memcpy(todo, link, (size_t)n);
+	todo[n] = '/';
+	*p = todo;
+	return 0;
+}
+
+/* Makes path absolute against the calling thread's working directory and
+ * resolves every symlink in the part that exists; the rest ("a denied path
+ * that does not exist yet") is normalised as written: `..' is the physical
+ * parent, `.', `//' and trailing slashes go.  out holds PATH_MAX bytes. */
+int sbx__resolve(const char *path, char *out)
+{
+	char todo[2 * PATH_MAX];
+	int links = 0, err;
+
+	if (path[0] == '/')
+		strcpy(out, "/");
+	else if (!getcwd(out, PATH_MAX))
+		return errno;
 	if (strlen(path) >= PATH_MAX)
 		return ENAMETOOLONG;
 	strcpy(todo, path);
-
 	for (char *p = todo; *p;) {
 		char *end = strchrnul(p, '/');
 		size_t len = (size_t)(end - p);
 		struct stat st;
-		ssize_t n;
-		int err;
 
 		if (len == 0 || (len == 1 && p[0] == '.')) {
 			p = *end ? end + 1 : end;
 			continue;
 		}
 		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			/* out is already resolved, so this is its physical parent.
-			 * What it passed through is not on the resolved path, and
-			 * not stamped: the path must be resolved again to reuse. */
-			if (plain)
-				*plain = false;
-			sbx__path_pop(out);
+			sbx__path_pop(out); /* out is resolved: this is its real parent */
 			p = *end ? end + 1 : end;
 			continue;
 		}
@@ -93,24 +104,10 @@ int sbx__resolve(const char *path, char *out, bool *plain)
 		}
 		if (!S_ISLNK(st.st_mode))
 			continue;
-		if (plain)
-			*plain = false;
 		if (++links > 40)
 			return ELOOP;
-		n = readlink(out, link, sizeof(link) - 1);
-		if (n < 0)
-			return errno;
-		link[n] = '\0';
-		sbx__path_pop(out);
-		if (link[0] == '/')
-			strcpy(out, "/");
-		/* The link's target comes before what is left to walk. */
-		if ((size_t)n + 1 + strlen(p) + 1 > sizeof(todo))
-			return ENAMETOOLONG;
-		memmove(todo + n + 1, p, strlen(p) + 1);
-		memcpy(todo, link, (size_t)n);
-		todo[n] = '/';
-		p = todo;
+		if ((err = follow(out, todo, sizeof(todo), &p)))
+			return err;
 	}
 	return 0;
 }
@@ -128,4 +125,15 @@ bool sbx__path_covers(const char *a, const char *b)
 const char *sbx__path_after(const char *prefix, const char *path)
 {
 	return strcmp(prefix, "/") == 0 ? path : path + strlen(prefix);
+}
+
+int sbx__path_order(const char *a, const char *b, size_t alen)
+{
+	for (size_t i = 0;; i++) {
+		int x = i < alen && a[i] ? (a[i] == '/' ? 1 : (unsigned char)a[i] + 1) : 0;
+		int y = b[i] == '/' ? 1 : b[i] ? (unsigned char)b[i] + 1 : 0;
+
+		if (x != y || !x)
+			return x - y;
+	}
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,16 +46,21 @@ static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 	SBX_KEEP_ERRNO;
 	struct sbx_scope *s = scope->__scope;
 	struct sbx_scope_rule *grown;
-	char *copy;
+	char resolved[PATH_MAX], *copy;
+	int err;
 
 	if (!s || !path)
 		return EINVAL;
 	if (!*path)
 		return ENOENT; /* as open(2) says of an empty name */
+	/* Resolved now, once: what a confined child later does to a symlink
+	 * on the way cannot move what this scope names. */
+	if ((err = sbx__resolve(path, resolved)))
+		return err;
 	if (!(grown = sbx__grow(s->rules, &s->cap, s->nrules + 1, sizeof(*s->rules))))
 		return ENOMEM;
 	s->rules = grown;
-	if (!(copy = strdup(path)))
+	if (!(copy = strdup(resolved)))
 		return ENOMEM;
 	sbx__ruleset_forget(s);
 	s->rules[s->nrules++] = (struct sbx_scope_rule){ .mode = mode, .path = copy };

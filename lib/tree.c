@@ -2,6 +2,11 @@
  * The tree of configured paths: one node per path component, the mode
  * configured there, the rights asked for and those common to the subtree;
  * and the guard that leaves out a denial of / or of the C runtime.
+ *
+ * Built in time linear in the number of paths (after one sort): the paths
+ * are taken in an order where every path comes right after its ancestors,
+ * so each new node is a child of a node on the path just built, and each
+ * node's children are complete, and sorted, when the walk leaves it.
  */
 #include "config.h"
 
@@ -15,9 +20,10 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "compat/landlock.h"
 #include "internal.h"
 #include "lib/compiler.h"
+
+/* ---- the C runtime, which a denial must not take away ------------------- */
 
 static char runtime_paths[2][PATH_MAX];
 static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
@@ -35,64 +41,180 @@ static void runtime_probe(void)
 		runtime_paths[1][0] = '\0';
 }
 
-struct node *sbx__node_new(const char *name, size_t len)
+/* Why denying rule i would stop every program, or NULL. */
+static const char *deny_harms(const struct sbx_scope *scope, size_t i)
 {
-	struct node *n = calloc(1, sizeof(*n));
+	const char *path = scope->rules[i].path;
 
-	if (n && !(n->name = strndup(name, len))) {
-		free(n);
-		return NULL;
+	if (strcmp(path, "/") == 0)
+		return "denying / would stop every program";
+	for (int r = 0; r < 2; r++) {
+		bool readmitted = false;
+
+		if (!runtime_paths[r][0] || !sbx__path_covers(path, runtime_paths[r]))
+			continue;
+		/* Unless something below re-admits the runtime. */
+		for (size_t j = 0; j < scope->nrules && !readmitted; j++)
+			readmitted = scope->rules[j].mode != SBX_MODE_DENY &&
+			             sbx__path_covers(scope->rules[j].path, runtime_paths[r]) &&
+			             sbx__path_covers(path, scope->rules[j].path);
+		if (!readmitted)
+			return "it holds the C runtime every program needs";
 	}
-	if (n)
-		n->mode = -1;
-	return n;
+	return NULL;
 }
 
-void sbx__tree_free(struct node *n)
+/* ---- building ----------------------------------------------------------- */
+
+static int by_path(const void *a, const void *b)
 {
-	for (size_t i = 0; n && i < n->nkids; i++)
-		sbx__tree_free(n->kids[i]);
-	if (n) {
-		free(n->kids);
-		free(n->name);
-		free(n);
-	}
+	const struct sbx_scope_rule *x = *(const struct sbx_scope_rule *const *)a;
+	const struct sbx_scope_rule *y = *(const struct sbx_scope_rule *const *)b;
+
+	return sbx__path_order(x->path, y->path, SIZE_MAX);
 }
 
-static struct node *node_child(struct node *n, const char *name, size_t len)
-{
-	struct node **grown;
+/* Nodes live in chunks freed together. */
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	struct node v[];
+};
 
-	for (size_t i = 0; i < n->nkids; i++)
-		if (strlen(n->kids[i]->name) == len && memcmp(n->kids[i]->name, name, len) == 0)
-			return n->kids[i];
-	if (!(grown = sbx__grow(n->kids, &n->cap, n->nkids + 1, sizeof(*n->kids))))
-		return NULL;
-	n->kids = grown;
-	return (n->kids[n->nkids] = sbx__node_new(name, len)) ? n->kids[n->nkids++] : NULL;
+static struct node *chunk_alloc(struct tree *t, size_t n)
+{
+	struct chunk *c = t->chunks;
+
+	if (!c || c->size - c->used < n) {
+		size_t size = n > 1024 ? n : 1024;
+
+		if (!(c = malloc(sizeof(*c) + size * sizeof(struct node))))
+			return NULL;
+		*c = (struct chunk){ .next = t->chunks, .size = size };
+		t->chunks = c;
+	}
+	c->used += n;
+	return c->v + c->used - n;
 }
 
-/* Puts path in the tree.  At one path the widest mode wins: a re-admission
- * of a denied path is what re-admitting is for. */
-static int tree_add(struct node *root, const char *path, enum sbx_mode mode)
+/* The path being built, one level per component: the nodes made at each
+ * level so far, the last of which is the current one. */
+struct level {
+	struct node *v;
+	size_t n, cap;
+};
+
+struct builder {
+	struct tree *t;
+	struct level *levels;
+	size_t depth, cap; /* levels 1..depth hold children; 0 is the root */
+};
+
+/* Closes the deepest level: its nodes become the children of the current
+ * node one level up, in the tree's own memory. */
+static int close_level(struct builder *b)
 {
-	struct node *n = root;
+	struct level *l = &b->levels[b->depth];
+	struct node *parent = b->depth == 1 ? &b->t->root : &b->levels[b->depth - 1].v[b->levels[b->depth - 1].n - 1];
+	struct node *kids = chunk_alloc(b->t, l->n);
 
-	for (const char *p = path + 1; *p;) {
-		const char *end = strchrnul(p, '/');
-
-		if (!(n = node_child(n, p, (size_t)(end - p))))
-			return ENOMEM;
-		p = *end ? end + 1 : end;
-	}
-	if ((int)mode > n->mode)
-		n->mode = (int)mode;
+	if (!kids)
+		return ENOMEM;
+	memcpy(kids, l->v, l->n * sizeof(*kids));
+	parent->kids = kids;
+	parent->nkids = (uint32_t)l->n;
+	l->n = 0;
+	b->depth--;
 	return 0;
 }
 
-static int by_name(const void *a, const void *b)
+/* Appends a node named by len bytes to level `at', which is the current
+ * level or the one below it. */
+static struct node *append(struct builder *b, size_t at, const char *name, size_t len)
 {
-	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+	struct level *l, *grown;
+	struct node *v;
+
+	if (at >= b->cap) {
+		size_t old = b->cap;
+
+		if (!(grown = sbx__grow(b->levels, &b->cap, at + 1, sizeof(*b->levels))))
+			return NULL;
+		b->levels = grown;
+		memset(b->levels + old, 0, (b->cap - old) * sizeof(*b->levels));
+	}
+	b->depth = at;
+	l = &b->levels[at];
+	if (!(v = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*l->v))))
+		return NULL;
+	l->v = v;
+	l->v[l->n] = (struct node){ .name = name, .len = (uint16_t)len, .mode = -1 };
+	return &l->v[l->n++];
+}
+
+static bool same_name(const struct node *n, const char *name, size_t len)
+{
+	return n->len == len && memcmp(n->name, name, len) == 0;
+}
+
+/* Puts one path in the tree, after the paths that sort before it.  At one
+ * path the widest mode wins: a re-admission of a denied path is what
+ * re-admitting is for. */
+static int add_path(struct builder *b, const char *path, enum sbx_mode mode)
+{
+	struct node *n = &b->t->root;
+	size_t depth = 0;
+	int err;
+
+	for (const char *p = path + 1; *p;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		struct level *l = depth < b->depth ? &b->levels[depth + 1] : NULL;
+
+		if (l && l->n && same_name(&l->v[l->n - 1], p, len)) {
+			n = &l->v[l->n - 1];
+		} else {
+			/* A new sibling at this level: what was below the last
+			 * one is complete. */
+			while (b->depth > depth + 1)
+				if ((err = close_level(b)))
+					return err;
+			if (!(n = append(b, depth + 1, p, len)))
+				return ENOMEM;
+		}
+		depth++;
+		p = *end ? end + 1 : end;
+	}
+	if ((int)mode > n->mode) {
+		n->mode = (int8_t)mode;
+		n->path = path;
+	}
+	return 0;
+}
+
+/* The scope's rules, less the denials that would stop every program (each
+ * said once), in path order. */
+static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule ***out, size_t *n)
+{
+	const struct sbx_scope_rule **v = malloc((scope->nrules + 1) * sizeof(*v));
+
+	if (!v)
+		return ENOMEM;
+	pthread_once(&runtime_once, runtime_probe);
+	*n = 0;
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i) : NULL;
+
+		if (why)
+			sbx__event(scope, SBX_EVENT_IGNORED_DENY, 0, scope->rules[i].path, NULL,
+			           "not denying %s: %s", scope->rules[i].path, why);
+		else
+			v[(*n)++] = &scope->rules[i];
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_path);
+	*out = v;
+	return 0;
 }
 
 uint64_t sbx__mode_rights(const struct rights *r, int mode)
@@ -100,119 +222,101 @@ uint64_t sbx__mode_rights(const struct rights *r, int mode)
 	return mode == SBX_MODE_ALLOW ? r->dir : mode == SBX_MODE_READONLY ? r->read : 0;
 }
 
-/* Fills want (top down) and common (bottom up), sorts the children. */
-void sbx__tree_settle(struct node *n, uint64_t inherited, const struct rights *r)
+/* Fills want (top down) and common (bottom up). */
+static void settle(struct node *n, uint64_t inherited, const struct rights *r, bool *restricts)
 {
 	n->want = n->mode >= 0 ? sbx__mode_rights(r, n->mode) : inherited;
 	n->common = n->want;
-	for (size_t i = 0; i < n->nkids; i++) {
-		sbx__tree_settle(n->kids[i], n->want, r);
-		n->common &= n->kids[i]->common;
+	if (n->mode == SBX_MODE_DENY || n->mode == SBX_MODE_READONLY)
+		*restricts = true;
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		settle(&n->kids[i], n->want, r, restricts);
+		n->common &= n->kids[i].common;
 	}
-	if (n->nkids)
-		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 }
 
-struct node *sbx__tree_find(const struct node *n, const char *name)
+int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struct tree *t)
 {
-	struct node key = { .name = (char *)name }, *kp = &key, **hit;
-
-	if (!n->nkids)
-		return NULL;
-	hit = bsearch(&kp, n->kids, n->nkids, sizeof(*n->kids), by_name);
-	return hit ? *hit : NULL;
-}
-
-/* The mode that governs path: that of its nearest configured ancestor. */
-int sbx__tree_mode_at(const struct node *root, const char *path)
-{
-	const struct node *n = root;
-	int mode = root->mode >= 0 ? root->mode : SBX_MODE_ALLOW;
-
-	for (const char *p = path + 1; *p && n;) {
-		const char *end = strchrnul(p, '/');
-		size_t len = (size_t)(end - p);
-		const struct node *next = NULL;
-
-		for (size_t i = 0; i < n->nkids; i++)
-			if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, p, len))
-				next = n->kids[i];
-		if ((n = next) && n->mode >= 0)
-			mode = n->mode;
-		p = *end ? end + 1 : end;
-	}
-	return mode;
-}
-
-/* Whether path's directory is a node of the tree (listed, if anything). */
-bool sbx__tree_has_parent(const struct node *root, const char *path)
-{
-	const struct node *n = root;
-	const char *p = path + 1, *end;
-
-	while ((end = strchr(p, '/'))) {
-		const struct node *next = NULL;
-		size_t len = (size_t)(end - p);
-
-		for (size_t i = 0; n && i < n->nkids; i++)
-			if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, p, len))
-				next = n->kids[i];
-		if (!(n = next))
-			return false;
-		p = end + 1;
-	}
-	return n && n->nkids;
-}
-
-/* Resolves every configured path, leaves out the denials that would stop
- * every program, and builds the tree. */
-int sbx__tree_build(const struct sbx_scope *scope, struct node *root, char (*resolved)[PATH_MAX],
-                      struct sbx_ruleset *out)
-{
+	const struct sbx_scope_rule **rules = NULL;
+	struct builder b = { .t = t };
+	size_t n = 0;
 	int err;
 
-	pthread_once(&runtime_once, runtime_probe);
-	if (!(out->resolved = calloc(scope->nrules + 1, sizeof(char *))))
-		return ENOMEM;
-	if (!(out->plain = calloc(scope->nrules + 1, sizeof(bool))))
-		return ENOMEM;
-	for (size_t i = 0; i < scope->nrules; i++) {
-		if ((err = sbx__resolve(scope->rules[i].path, resolved[i], &out->plain[i])))
-			return err;
-		if (!(out->resolved[i] = strdup(resolved[i])))
-			return ENOMEM;
-		out->nresolved++;
-	}
-	for (size_t i = 0; i < scope->nrules; i++) {
-		const char *why = NULL;
+	*t = (struct tree){ .root = { .name = "", .mode = -1 } };
+	if ((err = take_rules(scope, &rules, &n)))
+		return err;
+	for (size_t i = 0; i < n && !err; i++)
+		err = add_path(&b, rules[i]->path, rules[i]->mode);
+	while (!err && b.depth > 0)
+		err = close_level(&b);
+	for (size_t i = 0; i < b.cap; i++)
+		free(b.levels[i].v);
+	free(b.levels);
+	free(rules);
+	if (!err)
+		settle(&t->root, r->dir, r, &t->restricts);
+	return err;
+}
 
-		if (scope->rules[i].mode != SBX_MODE_DENY) {
-			if ((err = tree_add(root, resolved[i], scope->rules[i].mode)))
-				return err;
-			continue;
-		}
-		if (strcmp(resolved[i], "/") == 0)
-			why = "denying / would stop every program";
-		for (int r = 0; r < 2 && !why; r++)
-			if (runtime_paths[r][0] && sbx__path_covers(resolved[i], runtime_paths[r])) {
-				/* Unless something below re-admits the runtime. */
-				bool readmitted = false;
-
-				for (size_t j = 0; j < scope->nrules; j++)
-					if (scope->rules[j].mode != SBX_MODE_DENY &&
-					    sbx__path_covers(resolved[j], runtime_paths[r]) &&
-					    sbx__path_covers(resolved[i], resolved[j]))
-						readmitted = true;
-				if (!readmitted)
-					why = "it holds the C runtime every program needs";
-			}
-		if (why) {
-			sbx__event(scope, SBX_EVENT_IGNORED_DENY, 0, resolved[i], NULL,
-			           "not denying %s: %s", resolved[i], why);
-			continue;
-		}
-		if ((err = tree_add(root, resolved[i], SBX_MODE_DENY)))
-			return err;
+void sbx__tree_free(struct tree *t)
+{
+	for (struct chunk *c = t->chunks, *next; c; c = next) {
+		next = c->next;
+		free(c);
 	}
-	return 0;
+	t->chunks = NULL;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+const struct node *sbx__tree_kid(const struct node *n, const char *name, size_t len)
+{
+	size_t lo = 0, hi = n->nkids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct node *k = &n->kids[mid];
+		int c = memcmp(k->name, name, k->len < len ? k->len : len);
+
+		if (c == 0)
+			c = (k->len > len) - (k->len < len);
+		if (c == 0)
+			return k;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Walks path down the tree; *mode (if given) is the mode of the nearest
+ * configured node on the way. */
+static const struct node *walk(const struct tree *t, const char *path, int *mode)
+{
+	const struct node *n = &t->root;
+
+	if (mode)
+		*mode = n->mode >= 0 ? n->mode : SBX_MODE_ALLOW;
+	for (const char *p = path + 1; *p && n;) {
+		const char *end = strchrnul(p, '/');
+
+		if ((n = sbx__tree_kid(n, p, (size_t)(end - p))) && mode && n->mode >= 0)
+			*mode = n->mode;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+const struct node *sbx__tree_find(const struct tree *t, const char *path)
+{
+	return walk(t, path, NULL);
+}
+
+int sbx__tree_mode_at(const struct tree *t, const char *path)
+{
+	int mode;
+
+	walk(t, path, &mode);
+	return mode;
 }

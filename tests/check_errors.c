@@ -273,25 +273,20 @@ END_TEST
 START_TEST(test_path_errors)
 {
 	sbx_scopeattr_t s;
-	char *argv[] = { "true", NULL };
 	char *longpath = malloc(PATH_MAX + 64), *dir;
-	pid_t pid;
 
-	REQUIRE_LANDLOCK();
 	memset(longpath, 'a', PATH_MAX + 63);
 	longpath[0] = '/';
 	longpath[PATH_MAX + 63] = '\0';
 	sbx_scopeattr_init(&s);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
-	sbx_scopeattr_adddeny(&s, longpath);
-	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), ENAMETOOLONG);
-	ck_assert_int_eq(sbx_scopeattr_compile(&s), ENAMETOOLONG);
-	ck_assert_int_eq(sbx_execve("/bin/true", &s, argv, environ), ENAMETOOLONG);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, longpath), ENAMETOOLONG);
 	sbx_scopeattr_destroy(&s);
 	free(longpath);
 
 	/* A path below a directory the caller may not search: EACCES, as for
-	 * any lookup.  Needs a caller without the power to bypass that. */
+	 * any lookup, when it is added.  Needs a caller without the power to
+	 * bypass that. */
 	if (geteuid() != 0) {
 		fprintf(stderr, "SKIP %s (EACCES part): needs root to become another user\n", __func__);
 		return;
@@ -302,10 +297,7 @@ START_TEST(test_path_errors)
 	ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
 	sbx_scopeattr_init(&s);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
-	sbx_scopeattr_adddeny(&s, join(dir, "inner"));
-	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), EACCES);
-	ck_assert_int_eq(sbx_scopeattr_compile(&s), EACCES);
-	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, join(join(dir, "inner"), "x")), EACCES);
 	sbx_scopeattr_destroy(&s);
 	free(dir);
 }

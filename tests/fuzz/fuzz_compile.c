@@ -188,7 +188,7 @@ static uint64_t mode_rights(const struct model *m, int mode)
 static bool ignored(const struct model *m, size_t i)
 {
 	/* The compiler refuses to deny /. */
-	return m->scope->rules[i].mode == SBX_MODE_DENY && !strcmp(m->rs->resolved[i], "/");
+	return m->scope->rules[i].mode == SBX_MODE_DENY && !strcmp(m->scope->rules[i].path, "/");
 }
 
 /* What the scope asks for path: the mode of its nearest configured path,
@@ -199,7 +199,7 @@ static uint64_t desired(const struct model *m, const char *path)
 	int mode = SBX_MODE_ALLOW;
 
 	for (size_t i = 0; i < m->scope->nrules; i++) {
-		const char *r = m->rs->resolved[i];
+		const char *r = m->scope->rules[i].path;
 		size_t len = strlen(r);
 
 		if (ignored(m, i) || !covers(r, path))
@@ -215,8 +215,8 @@ static uint64_t desired(const struct model *m, const char *path)
 static bool expanded(const struct model *m, const char *path)
 {
 	for (size_t i = 0; i < m->scope->nrules; i++)
-		if (!ignored(m, i) && covers(path, m->rs->resolved[i]) &&
-		    strcmp(path, m->rs->resolved[i]))
+		if (!ignored(m, i) && covers(path, m->scope->rules[i].path) &&
+		    strcmp(path, m->scope->rules[i].path))
 			return true;
 	return false;
 }
@@ -269,15 +269,16 @@ static void walk(const struct model *m, const char *path)
 	closedir(d);
 }
 
-/* Where a configured path exists in full, its resolution is realpath's. */
-static void check_resolution(const struct sbx_scope *scope, const struct sbx_ruleset *rs)
+/* Where a configured path exists in full, its resolution (made when it
+ * was added) is realpath's. */
+static void check_resolution(const struct sbx_scope *scope, char (*given)[PATH_MAX])
 {
 	char real[PATH_MAX];
 
 	for (size_t i = 0; i < scope->nrules; i++)
-		if (realpath(scope->rules[i].path, real) && strcmp(real, rs->resolved[i])) {
-			fprintf(stderr, "RESOLVE: %s is %s, the compiler says %s\n", scope->rules[i].path,
-			        real, rs->resolved[i]);
+		if (realpath(given[i], real) && strcmp(real, scope->rules[i].path)) {
+			fprintf(stderr, "RESOLVE: %s is %s, the scope says %s\n", given[i], real,
+			        scope->rules[i].path);
 			abort();
 		}
 }
@@ -301,6 +302,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct model m;
 	int nrules, abi;
 	char path[PATH_MAX];
+	static char given[8][PATH_MAX];
 
 	if (!root[0]) {
 		snprintf(root, sizeof(root), "/tmp/sbxfuzz.%d", getpid());
@@ -320,8 +322,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int mode = (int)(next(&in) % 3);
 
 		make_path(&in, path, sizeof(path));
-		(mode == 0 ? sbx_scopeattr_adddeny : mode == 1 ? sbx_scopeattr_addallow
-		                                               : sbx_scopeattr_addreadonly)(&attr, path);
+		if ((mode == 0 ? sbx_scopeattr_adddeny : mode == 1 ? sbx_scopeattr_addallow
+		                                                   : sbx_scopeattr_addreadonly)(&attr, path) == 0)
+			snprintf(given[attr.__scope->nrules - 1], sizeof(given[0]), "%s", path);
 	}
 	abi = (int)(next(&in) % 8);
 	sbx_scopeattr_setabi(&attr, abi);
@@ -347,11 +350,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (getenv("SBXFUZZ_DEBUG")) {
 			for (size_t i = 0; i < attr.__scope->nrules; i++)
 				fprintf(stderr, "rule %d %s -> %s\n", (int)attr.__scope->rules[i].mode,
-				        attr.__scope->rules[i].path, rs.resolved[i]);
+				        given[i], attr.__scope->rules[i].path);
 			for (size_t i = 0; i < g.n; i++)
 				fprintf(stderr, "grant %#llx %s\n", (unsigned long long)g.v[i].access, g.v[i].path);
 		}
-		check_resolution(attr.__scope, &rs);
+		check_resolution(attr.__scope, given);
 		walk(&m, root);
 	}
 	sbx__ruleset_release(&rs);

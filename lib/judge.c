@@ -1,0 +1,204 @@
+/*
+ * Judging one entry of an expanded directory: opened without following it,
+ * proved to be the entry that was listed, placed where it really is, and
+ * granted what the scope allows there.  A compile judges every entry it
+ * lists; a spawn that reuses a compile judges the entries that appeared
+ * since.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "lib/compiler.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* ---- descriptors, closed in runs ---------------------------------------- */
+
+/* An entry is opened only to name it in a rule: its descriptor is closed
+ * with the next ones, in one close_range(2) per run of numbers, which
+ * costs less than the statx(2) that proves what the entry is.  The run is
+ * short, so that a compile needs few descriptors. */
+#define RUN_MAX 32
+
+void sbx__closer_flush(struct closer *c)
+{
+	if (c->first < 0)
+		return;
+	if (c->first == c->last || syscall(SYS_close_range, c->first, c->last, 0))
+		for (int fd = c->first; fd <= c->last; fd++)
+			close(fd);
+	c->first = c->last = -1;
+}
+
+void sbx__closer_add(struct closer *c, int fd)
+{
+	if (c->first >= 0 && fd == c->last + 1 && fd - c->first < RUN_MAX) {
+		c->last = fd;
+		return;
+	}
+	sbx__closer_flush(c);
+	c->first = c->last = fd;
+}
+
+/* openat(O_PATH) of a name, closing the pending run first if descriptors
+ * ran out.  The descriptor, or -errno. */
+int sbx__open_entry(struct closer *c, int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && c->first >= 0) {
+		sbx__closer_flush(c);
+		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int sbx__statx_fd(int fd, struct statx *sx)
+{
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	          STATX_TYPE | STATX_INO | STATX_NLINK | STATX_MTIME | STATX_CTIME | STATX_MNT_ID, sx))
+		return errno;
+	return sx->stx_mask & STATX_MNT_ID ? 0 : ENOSYS;
+}
+
+/* ---- granting ----------------------------------------------------------- */
+
+/* Adds a rule on fd, trimmed to what its kind of file may carry: 0, or the
+ * errno of the kernel's refusal. */
+int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, const char *name)
+{
+	int r;
+
+	if (!is_dir)
+		access &= j->file_rights;
+	if (!access)
+		return 0;
+	if ((r = sbx__ruleset_add(j->rs->fd, fd, access)))
+		return -r;
+	atomic_fetch_add(&j->rs->rules, 1);
+	if (j->scope->trace) {
+		char full[PATH_MAX + NAME_MAX + 2];
+
+		snprintf(full, sizeof(full), "%s%s%s", j->dir, strcmp(j->dir, "/") && *name ? "/" : "",
+		         name);
+		j->scope->trace(full, access, is_dir, j->scope->trace_arg);
+	}
+	return 0;
+}
+
+/* ---- judging ------------------------------------------------------------ */
+
+/* What the scope allows on a mount's root: every view of it (its own
+ * filesystem, the layers it shows again) clamped by the places. */
+static uint64_t mount_allows(const struct judge *j, const struct mount *mt, uint64_t rights,
+                             const struct place **why)
+{
+	uint64_t allowed = sbx__place_clamp(j->mounts, mt->own.dev_major, mt->own.dev_minor,
+	                                    mt->own.rel, rights, why);
+
+	for (unsigned k = 0; k < mt->nlayers; k++) {
+		const struct place *w = NULL;
+		uint64_t layer = sbx__place_clamp(j->mounts, mt->layers[k].dev_major,
+		                                  mt->layers[k].dev_minor, mt->layers[k].rel, rights, &w);
+
+		if (layer != rights && !*why)
+			*why = w;
+		allowed &= layer;
+	}
+	return allowed;
+}
+
+/* Where the entry open as fd really is, and what the scope allows there:
+ * V_GRANTED with *allowed, or why not. */
+static enum verdict place_entry(const struct judge *j, const char *name, const struct entry *e,
+                                const struct statx *sx, uint64_t *allowed,
+                                const struct place **why)
+{
+	*allowed = j->rights;
+	if (sx->stx_mnt_id != j->mnt) {
+		/* The root of another mount: the mount table must say it is
+		 * mounted right here, or it came while the compile ran. */
+		const struct mount *mt = j->mounts ? sbx__mount_by_id(j->mounts, sx->stx_mnt_id) : NULL;
+		char at[PATH_MAX + NAME_MAX + 2];
+
+		if (!j->mounts)
+			return V_RECOMPILE;
+		snprintf(at, sizeof(at), "%s/%s", strcmp(j->dir, "/") ? j->dir : "", name);
+		if (!mt || strcmp(mt->point, at))
+			return V_CHANGED;
+		*allowed = mount_allows(j, mt, j->rights, why);
+		return V_GRANTED;
+	}
+	/* Proved to be what was listed, where entries say what they are. */
+	if (j->trust_ino && (sx->stx_ino != e->ino || makedev(sx->stx_dev_major, sx->stx_dev_minor) != j->dev))
+		return V_CHANGED;
+	if (!S_ISDIR(sx->stx_mode) && sx->stx_nlink > 1)
+		return V_LINKED;
+	if (j->foreign) {
+		char rel[2 * PATH_MAX];
+
+		if (!j->mounts)
+			return V_RECOMPILE;
+		snprintf(rel, sizeof(rel), "%s/%s", strcmp(j->rel, "/") ? j->rel : "", name);
+		*allowed = sbx__place_clamp(j->mounts, sx->stx_dev_major, sx->stx_dev_minor, rel,
+		                            j->rights, why);
+	}
+	return V_GRANTED;
+}
+
+static void say_clamped(const struct judge *j, const char *name, uint64_t allowed,
+                        const struct place *why)
+{
+	char alias[PATH_MAX + NAME_MAX + 2];
+
+	snprintf(alias, sizeof(alias), "%s/%s", strcmp(j->dir, "/") ? j->dir : "", name);
+	sbx__event(j->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
+	           "%s shows a part of %s (a second name: a bind mount or an overlay); %s", alias,
+	           why ? why->path : "a restricted path",
+	           allowed ? "it is granted only what that allows" : "it is not granted");
+}
+
+enum verdict sbx__judge(const struct judge *j, int dirfd, const char *name,
+                        const struct entry *e, int *err)
+{
+	const struct place *why = NULL;
+	struct statx sx;
+	enum verdict v;
+	uint64_t allowed;
+	int fd;
+
+	*err = 0;
+	if (e->type == DT_LNK)
+		return V_OTHER; /* a rule on a link grants nothing: its target has its own */
+	if ((fd = sbx__open_entry(j->closer, dirfd, name)) < 0) {
+		*err = -fd;
+		return *err == ENOENT ? V_GONE : V_FAILED;
+	}
+	if ((*err = sbx__statx_fd(fd, &sx))) {
+		close(fd);
+		return V_FAILED;
+	}
+	if (S_ISLNK(sx.stx_mode))
+		v = V_OTHER;
+	else if ((v = place_entry(j, name, e, &sx, &allowed, &why)) == V_GRANTED) {
+		if (allowed != j->rights)
+			say_clamped(j, name, allowed, why);
+		if ((*err = sbx__grant(j, fd, S_ISDIR(sx.stx_mode), allowed, name)))
+			v = V_FAILED;
+		else if (!allowed)
+			v = V_OTHER;
+	}
+	sbx__closer_add(j->closer, fd);
+	return v;
+}

@@ -1,0 +1,98 @@
+/*
+ * Listings: a directory's entries read whole, before any is opened, sorted
+ * by name; kept with the ruleset for the directories a compile expanded, so
+ * that a later spawn can tell what changed there by listing it again.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "lib/compiler.h"
+
+int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned char type,
+                     enum entry_kind kind)
+{
+	size_t len = strlen(name) + 1;
+	struct entry *v;
+	char *names;
+
+	if (!(v = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*l->v))))
+		return ENOMEM;
+	l->v = v;
+	if (!(names = sbx__grow(l->names, &l->room, l->len + len, 1)))
+		return ENOMEM;
+	l->names = names;
+	memcpy(l->names + l->len, name, len);
+	l->v[l->n++] = (struct entry){ .name = (uint32_t)l->len, .ino = ino, .type = type,
+	                               .kind = (unsigned char)kind };
+	l->len += len;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b, void *names)
+{
+	return strcmp((const char *)names + ((const struct entry *)a)->name,
+	              (const char *)names + ((const struct entry *)b)->name);
+}
+
+int sbx__listing_read(int dirfd, struct listing *l)
+{
+	char buf[32768];
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+	long got;
+
+	if (fd < 0)
+		return errno;
+	while (!err && (got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got && !err;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+				err = sbx__listing_add(l, d->d_name, d->d_ino, d->d_type, ENTRY_OTHER);
+		}
+	if (!err && got < 0)
+		err = errno;
+	close(fd);
+	if (!err)
+		sbx__listing_sort(l);
+	return err;
+}
+
+void sbx__listing_sort(struct listing *l)
+{
+	if (l->n > 1)
+		qsort_r(l->v, l->n, sizeof(*l->v), by_name, l->names);
+}
+
+void sbx__listing_free(struct listing *l)
+{
+	free(l->v);
+	free(l->names);
+	*l = (struct listing){ 0 };
+}
+
+const struct entry *sbx__listing_find(const struct listing *l, const char *name)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(l->names + l->v[mid].name, name);
+
+		if (c == 0)
+			return &l->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

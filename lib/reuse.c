@@ -1,0 +1,177 @@
+/*
+ * Reuse: whether a kept ruleset is still what a new compile would give, at
+ * the cost of one statx(2) per directory the compile visited (not per
+ * grant).  A directory whose stamp moved is listed again: entries that
+ * appeared are judged and granted into the same ruleset descriptor (later
+ * children get them), unless the ruleset is a snapshot; an entry that held
+ * a grant and vanished or changed identity, or a node of the tree that
+ * came or went, means a new compile, for a renamed inode keeps its rule
+ * wherever it goes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "lib/compiler.h"
+
+#define STATX_STAMP (STATX_TYPE | STATX_INO | STATX_MTIME | STATX_CTIME | STATX_MNT_ID)
+
+static bool same_dir(const struct sbx_dir *d, const struct statx *sx)
+{
+	return (sx->stx_mask & STATX_MNT_ID) && S_ISDIR(sx->stx_mode) && sx->stx_ino == d->ino &&
+	       makedev(sx->stx_dev_major, sx->stx_dev_minor) == d->dev && sx->stx_mnt_id == d->mnt;
+}
+
+static bool same_times(const struct sbx_dir *d, const struct statx *sx)
+{
+	return sx->stx_mtime.tv_sec == d->mtime.tv_sec && sx->stx_mtime.tv_nsec == d->mtime.tv_nsec &&
+	       sx->stx_ctime.tv_sec == d->ctime.tv_sec && sx->stx_ctime.tv_nsec == d->ctime.tv_nsec;
+}
+
+/* A directory that was not expanded: only the tree's nodes in it count,
+ * each still what it was (or still absent). */
+static int recheck_nodes(const struct sbx_dir *d)
+{
+	for (size_t i = 0; i < d->kept.n; i++) {
+		const struct entry *e = &d->kept.v[i];
+		char path[PATH_MAX + NAME_MAX + 2];
+		struct statx sx;
+		bool there;
+
+		snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "",
+		         sbx__entry_name(&d->kept, e));
+		there = statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_INO, &sx) == 0;
+		if (there != (e->ino != 0) || (there && sx.stx_ino != e->ino))
+			return ESTALE;
+	}
+	return 0;
+}
+
+struct relist {
+	struct judge j;
+	struct closer closer;
+	const struct sbx_dir *d;
+	bool snapshot;
+	int dirfd;
+	struct listing next; /* what is kept from now on */
+};
+
+/* An entry that was not there, or not what it was, when the directory was
+ * last read. */
+static int addition(struct relist *r, const struct listing *now, const struct entry *e)
+{
+	const char *name = sbx__entry_name(now, e);
+	enum verdict v = V_OTHER;
+	int err = 0;
+
+	if (!r->snapshot) {
+		if (r->d->foreign)
+			return ESTALE; /* its entries need the places */
+		v = sbx__judge(&r->j, r->dirfd, name, e, &err);
+	}
+	if (v == V_GONE)
+		return 0;
+	if (v != V_GRANTED && v != V_OTHER)
+		return ESTALE; /* a compile says what went wrong, and drops it */
+	return sbx__listing_add(&r->next, name, e->ino, e->type,
+	                        v == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER);
+}
+
+/* One name, as kept (k) and as listed now (e); either may be NULL. */
+static int compare(struct relist *r, const struct listing *now, const struct entry *k,
+                   const struct entry *e)
+{
+	bool same = k && e && k->ino == e->ino;
+
+	if (k && k->kind != ENTRY_OTHER && !same && (k->kind == ENTRY_GRANTED || k->ino || e))
+		return ESTALE; /* a grant, or a node, vanished, came or changed */
+	if (k && (same || (!e && k->kind == ENTRY_NODE)))
+		return sbx__listing_add(&r->next, sbx__entry_name(&r->d->kept, k), k->ino,
+		                        k->type, k->kind);
+	return e ? addition(r, now, e) : 0;
+}
+
+/* Both listings, sorted by name, side by side. */
+static int merge(struct relist *r, const struct listing *now)
+{
+	const struct listing *kept = &r->d->kept;
+	size_t i = 0, k = 0;
+	int err = 0;
+
+	while (!err && (i < kept->n || k < now->n)) {
+		int c = i == kept->n ? 1
+		        : k == now->n ? -1
+		                      : strcmp(sbx__entry_name(kept, &kept->v[i]), sbx__entry_name(now, &now->v[k]));
+
+		err = compare(r, now, c <= 0 ? &kept->v[i] : NULL, c >= 0 ? &now->v[k] : NULL);
+		i += c <= 0;
+		k += c >= 0;
+	}
+	return err;
+}
+
+/* An expanded directory, listed again. */
+static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope)
+{
+	struct relist r = { .closer = { -1, -1 }, .d = d, .snapshot = rs->snapshot };
+	struct listing now = { 0 };
+	struct statx sx;
+	int err;
+
+	r.dirfd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r.dirfd < 0)
+		return ESTALE;
+	err = statx(r.dirfd, "", AT_EMPTY_PATH, STATX_STAMP, &sx) || !same_dir(d, &sx) ? ESTALE
+	                                                                                : sbx__listing_read(r.dirfd, &now);
+	if (!err) {
+		sbx__event(scope, SBX_EVENT_EXPAND, 0, d->path, NULL, "expanding %s again (%zu entries)",
+		           d->path, now.n);
+		r.j = (struct judge){ .rs = rs, .scope = scope, .closer = &r.closer, .dir = d->path,
+		                      .dev = d->dev, .mnt = d->mnt, .rights = d->rights,
+		                      .file_rights = rs->file_rights, .trust_ino = d->trust_ino };
+		err = merge(&r, &now);
+	}
+	sbx__closer_flush(&r.closer);
+	close(r.dirfd);
+	sbx__listing_free(&now);
+	if (!err) {
+		sbx__listing_free(&d->kept);
+		d->kept = r.next;
+	} else {
+		sbx__listing_free(&r.next);
+	}
+	return err ? ESTALE : 0;
+}
+
+int sbx__dir_current(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope)
+{
+	struct timespec now;
+	struct statx sx;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (statx(AT_FDCWD, d->path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_STAMP, &sx) ||
+	    !same_dir(d, &sx))
+		return ESTALE;
+	if (!d->racy && same_times(d, &sx))
+		return 0;
+	/* Listed again, entries can prove what they are only where the
+	 * filesystem gives their inode numbers. */
+	if (d->expanded && !d->trust_ino)
+		return ESTALE;
+	if ((err = d->expanded ? relist(rs, d, scope) : recheck_nodes(d)))
+		return err;
+	/* Taken before the second look: what changes after it moves it. */
+	d->mtime = (struct timespec){ sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec };
+	d->ctime = (struct timespec){ sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec };
+	d->racy = sbx__stamp_racy(&sx, d->fs_type, &now);
+	return 0;
+}
