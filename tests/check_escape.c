@@ -926,5 +926,6 @@ Suite *suite_escape(void)
 	tcase_add_test(tc, test_hard_link_expanded_denied_name);
 	tcase_add_test(tc, test_bind_mount_subdir_denied_name);
 	suite_add_tcase(su, tc);
+	suite_add_tcase(su, tcase_escape_world());
 	return su;
 }
