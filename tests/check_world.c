@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -325,6 +326,75 @@ START_TEST(test_snapshot_granted_moved_in)
 }
 END_TEST
 
+/* ---- 8: coarse timestamps ----------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* An ext4 with 128-byte inodes keeps whole seconds: a directory changed
+ * twice within one second keeps its stamp.  A compile between the two
+ * changes must not be reused as if nothing had changed. */
+START_TEST(test_coarse_timestamps)
+{
+	sbx_scopeattr_t s;
+	char img[4096], fs[4096], cmd[16384], d[4096], x[4096], secret[4096];
+	bool tried = false;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	snprintf(img, sizeof(img), "%s/coarse.img", t.top);
+	snprintf(fs, sizeof(fs), "%s/fs", t.top);
+	mkdir(fs, 0755);
+	snprintf(cmd, sizeof(cmd),
+	         "truncate -s 16M %s && mkfs.ext4 -q -I 128 -F %s >/dev/null 2>&1 && mount -o loop %s %s",
+	         img, img, img, fs);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make and loop-mount an ext4 (e2fsprogs, loop devices)\n",
+		        __func__);
+		return;
+	}
+	snprintf(d, sizeof(d), "%s/d", fs);
+	snprintf(x, sizeof(x), "%s/x", d);
+	snprintf(secret, sizeof(secret), "%s/secret", d);
+	mkdir(d, 0755);
+	mkdir(x, 0755);
+	mkdir(secret, 0755);
+	write_file(join(x, "f"), "x-data\n", 0644);
+	write_file(join(secret, "f"), SECRET "\n", 0644);
+	scope_deny(&s, secret);
+	for (int i = 0; i < 20 && !tried; i++) {
+		double start = now_s(), frac = start - (long)start;
+
+		if (frac < 0.05 || frac > 0.35) {
+			usleep((useconds_t)((frac < 0.05 ? 0.05 - frac : 1.05 - frac) * 1e6));
+			continue;
+		}
+		/* One second: a change, a compile, a swap. */
+		write_file(join(d, "tick"), "", 0644);
+		unlink(join(d, "tick"));
+		ck_assert_str_eq(reads(&s, join(x, "f"), false), "ok");
+		ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, x, AT_FDCWD, secret, 2), 0);
+		if ((long)now_s() == (long)start) {
+			tried = true;
+			/* The denied name now names the inode the compile granted
+			 * as x: reusing that compile would read it. */
+			ck_assert_str_eq(reads(&s, join(secret, "f"), false), "EACCES");
+		}
+		ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, x, AT_FDCWD, secret, 2), 0);
+		sleep(1);
+	}
+	ck_assert_msg(tried, "never fit a compile and a swap into one second");
+	sbx_scopeattr_destroy(&s);
+	umount2(fs, MNT_DETACH);
+}
+END_TEST
+
 /* ---- 9: an unrelated re-admission silences no warning -------------------- */
 
 START_TEST(test_alias_warning_stays)
@@ -362,6 +432,7 @@ TCase *tcase_escape_world(void)
 	tcase_add_test(tc, test_exchange_during_compile);
 	tcase_add_test(tc, test_snapshot_atomic_save);
 	tcase_add_test(tc, test_snapshot_granted_moved_in);
+	tcase_add_test(tc, test_coarse_timestamps);
 	tcase_add_test(tc, test_alias_warning_stays);
 	return tc;
 }
