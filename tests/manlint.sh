@@ -2,11 +2,13 @@
 # The manual pages: every exported function has one, every page formats
 # without a single groff warning, their sections are the usual ones in the
 # usual order, the synopses are the header's own prototypes, and the
-# examples compile.
+# examples compile.  Two libraries: libsbxspawn, and libsbxspawn-testing
+# (<sbxspawn/testing.h>, whose Check assertions are macros with pages of
+# their own).
 set -eu
 man="${top_srcdir:?the test environment sets it}/man"
-map="$top_srcdir/lib/libsbxspawn.map"
-hdr="$top_srcdir/include/sbxspawn/sbxspawn.h"
+maps="$top_srcdir/lib/libsbxspawn.map $top_srcdir/testing/libsbxspawn-testing.map"
+hdrs="$top_srcdir/include/sbxspawn/sbxspawn.h $top_srcdir/include/sbxspawn/testing.h"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 warnings=0
@@ -33,9 +35,16 @@ section() {
 # ---------------------------------------------------------------------------
 # Every exported function has man3/<name>.3, and every man3 page is one.
 # ---------------------------------------------------------------------------
-syms=$(grep -oE '\bsbx_[a-z0-9_]+' "$map" | sort -u)
+# shellcheck disable=SC2086
+syms=$(grep -hoE '\bsbx_[a-z0-9_]+' $maps | sort -u)
 for sym in $syms; do
 	[ -f "$man/man3/$sym.3" ] || warn "$sym is exported but has no man/man3/$sym.3"
+done
+# The function-like macros of the headers: a page each, like a function.
+# shellcheck disable=SC2086
+macros=$(grep -hoE '^#define sbx_[a-z0-9_]+\(' $hdrs | sed 's/^#define //; s/($//' | sort -u)
+for m in $macros; do
+	[ -f "$man/man3/$m.3" ] || warn "$m is a macro of the headers but has no man/man3/$m.3"
 done
 pages=$(cd "$man" && for f in man[1-9]/*.[1-9]; do [ ! -f "$f" ] || echo "$f"; done | sort)
 
@@ -51,8 +60,8 @@ for page in $pages; do
 	case $page in
 	man3/*)
 		name=${page#man3/}
-		printf '%s\n' "$syms" | grep -qx "${name%.3}" ||
-			warn "$page: ${name%.3} is not an exported function"
+		printf '%s\n' "$syms" "$macros" | grep -qx "${name%.3}" ||
+			warn "$page: ${name%.3} is not an exported function or a macro of the headers"
 		;;
 	esac
 done
@@ -70,7 +79,10 @@ normalise='{
 	gsub(/[ \t\n]+/, " "); gsub(/\( /, "("); gsub(/ \)/, ")"); gsub(/ ,/, ",");
 	gsub(/ \[/, "["); sub(/^ /, ""); sub(/ $/, "")
 }'
-grep -v '^[[:space:]]*#' "$hdr" | sed 's/SBX_RESTRICT/restrict/g' | awk '
+# Continued lines joined first, so that a macro's body goes with its #define.
+# shellcheck disable=SC2086
+cat $hdrs | sed -e :a -e '/\\$/N; s/\\\n/ /; ta' | grep -v '^[[:space:]]*#' |
+	sed 's/SBX_RESTRICT/restrict/g' | awk '
 	{ text = text " " $0 }
 	END {
 		while ((i = index(text, "/*")) > 0) {
@@ -82,7 +94,12 @@ grep -v '^[[:space:]]*#' "$hdr" | sed 's/SBX_RESTRICT/restrict/g' | awk '
 			print items[k]
 	}' | awk "$normalise"' /\(/ && /sbx_/' > "$tmp/header.decls"
 
-grep '^#define SBX_' "$hdr" | sed 's,/\*.*\*/,,' | awk "$normalise"'{ print }' > "$tmp/header.defines"
+# shellcheck disable=SC2086
+{
+	grep -h '^#define SBX_' $hdrs | sed 's,/\*.*\*/,,'
+	# A function-like macro as a synopsis shows it: its name and parameters.
+	grep -hoE '^#define sbx_[a-z0-9_]+\([^)]*\)' $hdrs
+} | awk "$normalise"'{ print }' > "$tmp/header.defines"
 
 # The declarations in a formatted SYNOPSIS (stdin), likewise.
 synopsis_decls() {
@@ -158,8 +175,8 @@ for page in $pages; do
 	fi
 
 	# Pages referred to as this project's exist.
-	grep -oE '^\.BR +sbx[a-z0-9_]* +\([1-9]\)' "$man/$page" |
-		sed -E 's/^\.BR +//; s/ +\(/ /; s/\)//' | sort -u > "$tmp/refs"
+	grep -oE '^\.BR +sbx([a-z0-9_-]|\\-)* +\([1-9]\)' "$man/$page" |
+		sed -E 's/^\.BR +//; s/ +\(/ /; s/\)//; s/\\-/-/g' | sort -u > "$tmp/refs"
 	while read -r ref rsect; do
 		[ -f "$man/man$rsect/$ref.$rsect" ] || warn "$page: refers to $ref($rsect), which is not here"
 	done < "$tmp/refs"
@@ -188,8 +205,12 @@ for page in $pages; do
 	# The synopsis declares exactly what the header declares.
 	(cd "$man" && groff -man -Tutf8 -P-cbou "$page") 2>/dev/null |
 		awk '/^[^ ]/ { inside = ($0 == "SYNOPSIS"); next } inside' > "$tmp/formatted"
-	grep -q '^ *#include <sbxspawn/sbxspawn.h>$' "$tmp/formatted" ||
-		warn "$page: the SYNOPSIS does not include <sbxspawn/sbxspawn.h>"
+	case $name in
+	sbx_testing_* | sbx_ck_*) want_hdr=testing.h ;;
+	*) want_hdr=sbxspawn.h ;;
+	esac
+	grep -q "^ *#include <sbxspawn/$want_hdr>\$" "$tmp/formatted" ||
+		warn "$page: the SYNOPSIS does not include <sbxspawn/$want_hdr>"
 	synopsis_decls < "$tmp/formatted" > "$tmp/synopsis"
 	grep '^ *#define' "$tmp/formatted" | awk "$normalise"'{ print }' >> "$tmp/synopsis" || true
 	while IFS= read -r decl; do
@@ -227,5 +248,7 @@ for page in $pages; do
 done
 
 nsyms=$(printf '%s\n' "$syms" | wc -l)
-echo "manlint: $npages pages, $warnings warnings ($nsyms exported functions with a page; $nexamples examples compiled)"
+nmacros=$(printf '%s\n' "$macros" | grep -c . || true)
+echo "manlint: $npages pages, $warnings warnings ($nsyms exported functions and $nmacros macros" \
+	"with a page; $nexamples examples compiled)"
 [ "$warnings" -eq 0 ]
