@@ -336,6 +336,9 @@ CHILD int sbx__child_main(void *arg)
 		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
 	if ((r = move_up(&c->ruleset_fd, c->fd_floor)) < 0)
 		child_refuse(c, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
+	/* What the library keeps open is nothing a file action may see. */
+	for (size_t i = 0; i < c->nhidden; i++)
+		(void)sys(SYS_close, c->hidden[i], 0, 0, 0);
 	for (int i = 0; c->fa && i < c->fa->__used; i++)
 		if ((r = file_action(c, &c->fa->__actions[i])) < 0)
 			child_fail(c, SBX_STAGE_FILE_ACTION, i, (int)-r);

@@ -44,6 +44,8 @@ struct child {
 	int fd_floor;             /* our descriptors move to at least this */
 	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
 	int report_rfd;           /* and the parent's end of it, closed first */
+	const int *hidden;        /* the library's own descriptors an action could name */
+	size_t nhidden;           /* (closed before the file actions run) */
 
 	struct child_result res;
 };

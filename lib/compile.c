@@ -50,26 +50,35 @@ static struct rights rights_at(int abi)
 	                        .read = sbx__fs_rights_read(abi) };
 }
 
-/* The ruleset descriptor with its controls and ports: false when it is
- * refused (out says why; the child will say so). */
-static bool open_ruleset(struct compiler *cc)
+/* The ruleset descriptor with its controls and ports: 0, -1 when it is
+ * refused (out says why; the child will say so), or an error number. */
+static int open_ruleset(struct compiler *cc)
 {
 	struct sbx_ruleset *out = cc->out;
+	int fd, err = 0;
 
 	if (!sbx__controls_settle(cc->scope, out))
-		return false; /* under SBX_SCOPE_STRICT */
-	out->fd = sbx__ruleset_create(out->abi, sbx__controls_net(out->controls),
-	                              sbx__controls_scoped(out->controls));
-	if (out->fd < 0) {
+		return -1; /* under SBX_SCOPE_STRICT */
+	sbx__fds_begin();
+	fd = sbx__ruleset_create(out->abi, sbx__controls_net(out->controls),
+	                         sbx__controls_scoped(out->controls));
+	if (fd >= 0 && (err = sbx__fds_keep(fd, true, &out->fd_lost)))
+		close(fd);
+	else
+		out->fd = fd;
+	sbx__fds_end();
+	if (err)
+		return err;
+	if (fd < 0) {
 		/* Landlock is there and said no. */
-		out->error = -out->fd;
+		out->error = -fd;
 		out->refused_call = "landlock_create_ruleset";
 		out->fd = -1;
 		out->confinement = SBX_OUTCOME_REFUSED;
-		return false;
+		return -1;
 	}
 	sbx__controls_add_ports(cc, cc->scope);
-	return true;
+	return 0;
 }
 
 /* The calling thread's mount table, opened before anything is read: a
@@ -79,13 +88,19 @@ static void watch_mounts(struct sbx_ruleset *out)
 {
 	struct stat st;
 
+	sbx__fds_begin();
 	out->mounts_fd = open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (out->mounts_fd < 0)
 		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (out->mounts_fd >= 0 && fstat(out->mounts_fd, &st) == 0) {
+	if (out->mounts_fd >= 0 && (fstat(out->mounts_fd, &st) ||
+	                            sbx__fds_keep(out->mounts_fd, false, &out->mounts_lost))) {
+		close(out->mounts_fd);
+		out->mounts_fd = -1;
+	} else if (out->mounts_fd >= 0) {
 		out->mounts_dev = st.st_dev;
 		out->mounts_ino = st.st_ino;
 	}
+	sbx__fds_end();
 }
 
 /* The stages in order: the configured paths into the tree, the tree placed
@@ -107,8 +122,8 @@ static int run(struct compiler *cc)
 		if ((err = sbx__mounts_read(&cc->mounts, &cc->tree, &cc->rights)))
 			return err;
 	}
-	if (!open_ruleset(cc))
-		return 0;
+	if ((err = open_ruleset(cc)))
+		return err < 0 ? 0 : err;
 	if ((err = sbx__emit(cc)))
 		return err;
 	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope);

@@ -104,6 +104,19 @@ void sbx__scope_put(struct sbx_ruleset *rs);
 /* The scope changed: nothing compiled from it before applies. */
 void sbx__ruleset_forget(struct sbx_scope *s);
 
+/* ---- descriptors kept between calls (fds.c) -------------------------- */
+
+/* Making a descriptor to keep: between begin and end, keep registers it. */
+void sbx__fds_begin(void);
+int sbx__fds_keep(int fd, bool ruleset, atomic_bool *lost);
+void sbx__fds_end(void);
+/* Closes a kept descriptor, unless its number was lost to the caller. */
+void sbx__fds_close(int fd, atomic_bool *lost);
+/* The kept descriptors below floor, which a file action could name, for a
+ * child to close (*out malloc'd); holds the read lock until release. */
+int sbx__fds_hide(int floor, int **out, size_t *n);
+void sbx__fds_release(int *hidden);
+
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 
 /* The running kernel's Landlock ABI, probed once per process: > 0, or a
@@ -119,6 +132,8 @@ uint64_t sbx__fs_rights_read(int abi);
 /* Creates a ruleset handling every filesystem right of abi, and the given
  * network rights and scopes: fd, or -errno. */
 int sbx__ruleset_create(int abi, uint64_t net, uint64_t scoped);
+/* Whether fd is a Landlock ruleset (one system call, no effect). */
+bool sbx__is_ruleset(int fd);
 /* Adds a TCP port rule: 0 or -errno. */
 int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 
@@ -158,6 +173,7 @@ struct sbx_ruleset {
 	int mounts_fd;     /* the mount table, polled for changes; -1 */
 	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
 	ino_t mounts_ino;
+	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */
 	pthread_mutex_t check_lock;
 };
 

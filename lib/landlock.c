@@ -104,3 +104,14 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access)
 
 	return sbx_landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) ? -errno : 0;
 }
+
+bool sbx__is_ruleset(int fd)
+{
+	int saved = errno;
+	/* Rule type 0 is no rule: a ruleset says EINVAL, anything else EBADFD
+	 * or EBADF, before the type is even read. */
+	bool is = fd >= 0 && sbx_landlock_add_rule(fd, 0, NULL, 0) < 0 && errno == EINVAL;
+
+	errno = saved;
+	return is;
+}

@@ -21,10 +21,8 @@
 
 void sbx__ruleset_release(struct sbx_ruleset *rs)
 {
-	if (rs->fd >= 0)
-		close(rs->fd);
-	if (rs->mounts_fd >= 0)
-		close(rs->mounts_fd);
+	sbx__fds_close(rs->fd, &rs->fd_lost);
+	sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
@@ -57,7 +55,8 @@ static bool mounts_unchanged(struct sbx_ruleset *rs)
 	struct stat st;
 
 	/* The caller may have closed the descriptor and reused its number. */
-	if (fstat(rs->mounts_fd, &st) || st.st_dev != rs->mounts_dev || st.st_ino != rs->mounts_ino)
+	if (atomic_load(&rs->mounts_lost) || fstat(rs->mounts_fd, &st) ||
+	    st.st_dev != rs->mounts_dev || st.st_ino != rs->mounts_ino)
 		return false;
 	return poll(&pfd, 1, 0) == 0 && !pfd.revents;
 }
@@ -73,7 +72,8 @@ static bool current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 	if (rs->fd < 0)
 		return true; /* no Landlock, or refused: nothing was read */
 	pthread_mutex_lock(&rs->check_lock);
-	ok = !atomic_load(&rs->stale) && mounts_unchanged(rs);
+	ok = !atomic_load(&rs->stale) && !atomic_load(&rs->fd_lost) && sbx__is_ruleset(rs->fd) &&
+	     mounts_unchanged(rs);
 	for (size_t i = 0; ok && i < rs->ndirs; i++)
 		ok = sbx__dir_current(rs, &rs->dirs[i], scope) == 0;
 	if (!ok)

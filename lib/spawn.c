@@ -210,6 +210,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	                   .ruleset_fd = -1, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
+	int *hidden;
 	pid_t pid;
 	int err;
 
@@ -229,8 +230,12 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	if (scope && (err = prepare_scope(&c, scope, &rs)))
 		goto out;
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
+	if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden)))
+		goto out;
+	c.hidden = hidden;
 	pid = start_child(&c);
 	err = pid < 0 ? errno : 0;
+	sbx__fds_release(hidden);
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec and has exited: reap it. */
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)

@@ -401,6 +401,97 @@ START_TEST(test_ruleset_fd_never_reaches_the_program)
 }
 END_TEST
 
+/* The descriptors the library keeps in the parent (rulesets, the mount
+ * tables they watch), of this scope and of others: the numbers it holds. */
+static int library_fds(int *v, int cap)
+{
+	int n = 0;
+
+	for (int fd = 3; fd < 256 && n < cap; fd++) {
+		char link[64], target[256];
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len > 0 && (target[len] = '\0', strstr(target, "landlock") || strstr(target, "mountinfo")))
+			v[n++] = fd;
+	}
+	return n;
+}
+
+static int spawn_with(sbx_scopeattr_t *s, sbx_file_actions_t *fa, char **argv)
+{
+	pid_t pid;
+	int err = sbx_posix_spawn(&pid, FSOP, fa, NULL, s, argv, environ);
+
+	if (err == 0)
+		err = WIFEXITED(wait_status(pid)) ? 0 : -1;
+	return err;
+}
+
+START_TEST(test_library_descriptors_invisible)
+{
+	struct tree t;
+	sbx_scopeattr_t a, b;
+	sbx_file_actions_t fa;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	int fds[16], n, reused, status;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	argv[2] = t.secret;
+	scope_deny(&a, t.other);
+	scope_deny(&b, t.third);
+	usleep(200 * 1000); /* a tree this fresh is not worth keeping a compile of */
+	/* Both scopes compiled and kept: each holds a ruleset and the mount
+	 * table it watches, at numbers the caller believes free. */
+	ck_assert_int_eq(run_scoped(&a, argv, NULL), 1);
+	ck_assert_int_eq(run_scoped(&b, argv, NULL), 0);
+	n = library_fds(fds, 16);
+	ck_assert_int_ge(n, 4);
+	for (int i = 0; i < n; i++) {
+		/* Named by a file action, each is as closed as the caller thinks:
+		 * fchdir, dup2 and tcsetpgrp say EBADF. */
+		sbx_file_actions_init(&fa);
+		sbx_file_actions_addfchdir(&fa, fds[i]);
+		ck_assert_int_eq(spawn_with(&a, &fa, argv), EBADF);
+		sbx_file_actions_destroy(&fa);
+		sbx_file_actions_init(&fa);
+		sbx_file_actions_adddup2(&fa, fds[i], 200);
+		ck_assert_int_eq(spawn_with(&b, &fa, argv), EBADF);
+		ck_assert_int_eq(spawn_with(NULL, &fa, argv), EBADF);
+		sbx_file_actions_destroy(&fa);
+	}
+	/* The caller closes one of them and reuses its number: the library
+	 * neither uses it nor hides it, and compiles again; the child gets
+	 * the caller's file there. */
+	for (int i = 0; i < n; i++) {
+		int nul = fcntl(open("/dev/null", O_RDONLY | O_CLOEXEC), F_DUPFD_CLOEXEC, 100);
+
+		/* dup2 over it: the number is the caller's file now (whether
+		 * the library still held it or had closed it already). */
+		reused = dup2(nul, fds[i]);
+		ck_assert_int_eq(reused, fds[i]);
+		close(nul);
+		sbx_file_actions_init(&fa);
+		sbx_file_actions_adddup2(&fa, reused, 200);
+		ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &a, argv, environ), 0);
+		status = wait_status(pid);
+		ck_assert_int_eq(WEXITSTATUS(status), 1); /* still confined */
+		ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &b, argv, environ), 0);
+		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
+		sbx_file_actions_destroy(&fa);
+		ck_assert_int_ge(fcntl(reused, F_GETFD), 0); /* the caller's, open */
+	}
+	sbx_scopeattr_destroy(&a);
+	sbx_scopeattr_destroy(&b);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_ge(fcntl(fds[i], F_GETFD), 0); /* not closed by a destroy */
+	tree_free(&t);
+}
+END_TEST
+
 /* ---- the ABI cap -------------------------------------------------------- */
 
 START_TEST(test_abi_cap)
@@ -464,6 +555,7 @@ Suite *suite_confine(void)
 	tcase_add_test(tc, test_rename_link_write);
 	tcase_add_test(tc, test_nested_wider_scope);
 	tcase_add_test(tc, test_ruleset_fd_never_reaches_the_program);
+	tcase_add_test(tc, test_library_descriptors_invisible);
 	tcase_add_test(tc, test_abi_cap);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,147 @@
+/*
+ * The descriptors the library keeps open between calls: a compiled
+ * ruleset, and the mount table it watches.  Known here so that
+ *
+ * - no file action of a spawn sees one: the child closes those whose
+ *   numbers an action could name before it runs any (a caller who thinks
+ *   descriptor 3 free must find it free in the child);
+ * - one whose number a caller closed and reused is never taken for ours:
+ *   each is checked before it is used or closed, and a descriptor the
+ *   library makes with a number it already holds tells that the old one
+ *   was lost.
+ *
+ * A spawn holds the read side from the moment it lists the descriptors to
+ * hide until its child has exec'd, so that none is made meanwhile that the
+ * child would not know to close.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat/landlock.h"
+#include "internal.h"
+
+struct kept {
+	int fd;
+	bool ruleset;      /* a Landlock ruleset: every one shares one inode */
+	dev_t dev;
+	ino_t ino;
+	atomic_bool *lost; /* set when the number turns out to be someone else's */
+};
+
+static pthread_rwlock_t lock;
+static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+static struct kept *kept;
+static size_t nkept, kept_cap;
+
+static void lock_init(void)
+{
+	pthread_rwlockattr_t attr;
+
+	/* Compiles (writers) are rare; spawns (readers) must not starve them. */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
+/* Whether fd is still the descriptor k says it is. */
+static bool still(const struct kept *k)
+{
+	struct stat st;
+
+	if (k->ruleset)
+		return sbx__is_ruleset(k->fd);
+	return fstat(k->fd, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino;
+}
+
+void sbx__fds_begin(void)
+{
+	pthread_once(&lock_once, lock_init);
+	pthread_rwlock_wrlock(&lock);
+}
+
+void sbx__fds_end(void)
+{
+	pthread_rwlock_unlock(&lock);
+}
+
+int sbx__fds_keep(int fd, bool ruleset, atomic_bool *lost)
+{
+	struct kept *grown, k = { .fd = fd, .ruleset = ruleset, .lost = lost };
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (!ruleset && fstat(fd, &st) == 0) {
+		k.dev = st.st_dev;
+		k.ino = st.st_ino;
+	}
+	/* The number was ours: whoever held it lost it to a close we did not
+	 * make, and must neither use nor close it. */
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i].fd == fd) {
+			atomic_store(kept[i].lost, true);
+			kept[i] = kept[--nkept];
+			break;
+		}
+	if (!(grown = sbx__grow(kept, &kept_cap, nkept + 1, sizeof(*kept))))
+		return ENOMEM;
+	kept = grown;
+	kept[nkept++] = k;
+	return 0;
+}
+
+void sbx__fds_close(int fd, atomic_bool *lost)
+{
+	if (fd < 0)
+		return;
+	sbx__fds_begin();
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i].fd == fd && kept[i].lost == lost) {
+			if (!atomic_load(lost) && still(&kept[i]))
+				close(fd);
+			kept[i] = kept[--nkept];
+			break;
+		}
+	sbx__fds_end();
+}
+
+int sbx__fds_hide(int floor, int **out, size_t *n)
+{
+	size_t room = 0;
+
+	pthread_once(&lock_once, lock_init);
+	pthread_rwlock_rdlock(&lock);
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < nkept; i++)
+		room += kept[i].fd < floor;
+	if (!room)
+		return 0;
+	if (!(*out = malloc(room * sizeof(**out)))) {
+		pthread_rwlock_unlock(&lock);
+		return ENOMEM;
+	}
+	for (size_t i = 0; i < nkept; i++) {
+		if (kept[i].fd >= floor || atomic_load(kept[i].lost))
+			continue;
+		if (still(&kept[i]))
+			(*out)[(*n)++] = kept[i].fd;
+		else
+			atomic_store(kept[i].lost, true);
+	}
+	return 0;
+}
+
+void sbx__fds_release(int *hidden)
+{
+	pthread_rwlock_unlock(&lock);
+	free(hidden);
+}
