@@ -1,11 +1,11 @@
-/* capture: runs a command with its output captured through a pipe, and
- * prints what it said and how it ended.  Directories named in CAPTURE_DENY
- * (colon-separated) are out of the command's reach.
- *
- * It used to call posix_spawnp; MIGRATION.diff is the whole change. */
+/* capture_run: the command, its output through a pipe, and what happened.
+ * A confined spawn can end in more ways than posix_spawnp's: refused,
+ * unconfined, narrowed, or failed at a file action or at exec.  Each gets
+ * its own message and exit status here, and check_capture.c provokes each
+ * one on the real kernel. */
+#define _GNU_SOURCE /* pipe2: the pipe's ends must not leak into the command */
 #include <errno.h>
-#include <spawn.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,40 +13,139 @@
 
 #include <sbxspawn/sbxspawn.h>
 
+#include "capture.h"
+
 extern char **environ;
 
-int main(int argc, char **argv)
+/* What the outcome does not say already: denials not applied, second names
+ * of denied paths, controls this kernel cannot enforce. */
+static void note(const sbx_event_t *ev, void *arg)
+{
+	if (ev->kind == SBX_EVENT_IGNORED_DENY || ev->kind == SBX_EVENT_ALIAS ||
+	    ev->kind == SBX_EVENT_DOWNGRADED)
+		fprintf(arg, "capture: note: %s\n", ev->message);
+}
+
+static int scope_make(sbx_scopeattr_t *scope, const struct capture_options *opt, FILE *err)
+{
+	char *list, *save = NULL;
+	int r;
+
+	if ((r = sbx_scopeattr_init(scope)))
+		return r;
+	sbx_scopeattr_setlogger(scope, note, err);
+	if (opt->require)
+		sbx_scopeattr_setflags(scope, SBX_SCOPE_REQUIRE);
+	if (!opt->deny)
+		return 0;
+	if (!(list = strdup(opt->deny)))
+		return ENOMEM;
+	for (char *d = strtok_r(list, ":", &save); d && !r; d = strtok_r(NULL, ":", &save))
+		r = sbx_scopeattr_adddeny(scope, d);
+	free(list);
+	return r;
+}
+
+/* The file actions: output into the pipe, the input file on stdin.  The
+ * index of the input's action, or -1. */
+static int actions_make(sbx_file_actions_t *fa, const int p[2], const char *input)
+{
+	sbx_file_actions_init(fa);
+	sbx_file_actions_adddup2(fa, p[1], 1);
+	sbx_file_actions_adddup2(fa, p[1], 2);
+	sbx_file_actions_addclose(fa, p[0]);
+	if (!input)
+		return -1;
+	sbx_file_actions_addopen(fa, 0, input, O_RDONLY, 0);
+	return 3;
+}
+
+/* What the command said: its output, or a refused child's one line. */
+static void relay(int fd, FILE *out)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, out);
+}
+
+/* A spawn that failed: why, and capture's status. */
+static int failed(const char *cmd, const struct capture_options *opt, int input_action, int err,
+                  FILE *errf)
+{
+	sbx_outcome_t o;
+
+	sbx_outcome_get(&o);
+	if (err == SBX_EREFUSED) {
+		fprintf(errf, "capture: %s: not run: the sandbox was refused\n", cmd);
+		return CAPTURE_NOT_RUN;
+	}
+	if (err == ENOTSUP && opt->require) {
+		fprintf(errf, "capture: %s: not run: this kernel has no Landlock and "
+		              "CAPTURE_REQUIRE is set\n", cmd);
+		return CAPTURE_NOT_RUN;
+	}
+	if (o.stage == SBX_STAGE_FILE_ACTION && o.action == input_action) {
+		fprintf(errf, "capture: %s: cannot be the input: %s\n", opt->input, strerror(err));
+		return CAPTURE_BAD_INPUT;
+	}
+	if (o.stage == SBX_STAGE_EXEC && err == ENOENT) {
+		fprintf(errf, "capture: %s: command not found\n", cmd);
+		return CAPTURE_NOT_FOUND;
+	}
+	if (o.stage == SBX_STAGE_EXEC) {
+		fprintf(errf, "capture: %s: cannot be executed: %s\n", cmd, strerror(err));
+		return CAPTURE_CANNOT_EXEC;
+	}
+	fprintf(errf, "capture: %s: not run: %s\n", cmd, sbx_strerror(err));
+	return CAPTURE_NOT_RUN;
+}
+
+/* A spawn that succeeded, but not as asked. */
+static void warn_outcome(const char *cmd, FILE *errf)
+{
+	sbx_outcome_t o;
+
+	if (sbx_outcome_get(&o))
+		return;
+	if (o.confinement == SBX_OUTCOME_UNCONFINED)
+		fprintf(errf, "capture: warning: %s ran unconfined: this kernel has no Landlock "
+		              "(CAPTURE_REQUIRE=1 refuses instead)\n", cmd);
+	for (unsigned i = 0; o.confinement == SBX_OUTCOME_NARROWED && i < o.dropped; i++)
+		fprintf(errf, "capture: warning: %s was out of %s's reach too\n", o.dropped_paths[i],
+		        cmd);
+}
+
+int capture_run(char *const argv[], const struct capture_options *opt, FILE *out, FILE *err)
 {
 	sbx_file_actions_t fa;
 	sbx_scopeattr_t scope;
-	char buf[4096], *deny = getenv("CAPTURE_DENY");
-	int p[2], err, status;
-	ssize_t n;
+	int p[2], r, status, input_action;
 	pid_t pid;
 
-	if (argc < 2 || pipe(p)) {
-		fprintf(stderr, "usage: capture COMMAND [ARG]...\n");
-		return 2;
+	if (pipe2(p, O_CLOEXEC)) {
+		fprintf(err, "capture: pipe: %s\n", strerror(errno));
+		return CAPTURE_NOT_RUN;
 	}
-	sbx_scopeattr_init(&scope);
-	for (char *d = deny ? strtok(deny, ":") : NULL; d; d = strtok(NULL, ":"))
-		sbx_scopeattr_adddeny(&scope, d);
-
-	sbx_file_actions_init(&fa);
-	sbx_file_actions_adddup2(&fa, p[1], 1);
-	sbx_file_actions_adddup2(&fa, p[1], 2);
-	sbx_file_actions_addclose(&fa, p[0]);
-	err = sbx_posix_spawnp(&pid, argv[1], &fa, NULL, &scope, argv + 1, environ);
+	if ((r = scope_make(&scope, opt, err))) {
+		fprintf(err, "capture: %s: %s\n", opt->deny, sbx_strerror(r));
+		sbx_scopeattr_destroy(&scope);
+		close(p[0]);
+		close(p[1]);
+		return CAPTURE_BAD_INPUT;
+	}
+	input_action = actions_make(&fa, p, opt->input);
+	r = sbx_posix_spawnp(&pid, argv[0], &fa, NULL, &scope, argv, environ);
 	sbx_file_actions_destroy(&fa);
 	sbx_scopeattr_destroy(&scope);
 	close(p[1]);
-	if (err) {
-		fprintf(stderr, "capture: %s: %s\n", argv[1], sbx_strerror(err));
-		return 1;
-	}
-	while ((n = read(p[0], buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)n, stdout);
+	relay(p[0], out);
+	close(p[0]);
+	if (r)
+		return failed(argv[0], opt, input_action, r, err);
+	warn_outcome(argv[0], err);
 	waitpid(pid, &status, 0);
-	printf("[exit %d]\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	return 0;
+	fprintf(out, "[exit %d]\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return CAPTURE_RAN;
 }
