@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,12 @@
 #include "sbxspawn/testing.h"
 #include "testing/internal.h"
 
-/* The child's words, from lib/child.c; the program is between the two. */
+/* The child's words (lib/child.c): "sbxspawn: PROGRAM: not run: WHAT:
+ * CALL: REASON", WHAT saying what was refused ("Landlock refused the
+ * ruleset").  The parent's event about the same refusal reads "PROGRAM:
+ * not run: WHAT (REASON)", and is not a refusal line. */
 #define REFUSAL_HEAD "sbxspawn: "
-#define REFUSAL_MARK ": not run: Landlock refused the ruleset: "
+#define REFUSAL_MARK ": not run: "
 
 /* Copies at most size - 1 bytes of [from, to) into dst, terminated. */
 static void copy(char *dst, size_t size, const char *from, const char *to)
@@ -31,17 +35,32 @@ static void copy(char *dst, size_t size, const char *from, const char *to)
 	dst[n] = '\0';
 }
 
-/* Fills r from the refusal line [line, end). */
-static void parse(sbx_testing_refusal_t *r, const char *line, const char *mark, const char *end)
+/* The first ": " in [from, end), or NULL. */
+static const char *separator(const char *from, const char *end)
 {
-	const char *call = mark + strlen(REFUSAL_MARK);
-	const char *sep = strstr(call, ": ");
+	const char *sep = strstr(from, ": ");
 
-	if (!sep || sep > end)
-		sep = end;
-	copy(r->program, sizeof(r->program), line + strlen(REFUSAL_HEAD), mark);
-	copy(r->call, sizeof(r->call), call, sep);
-	copy(r->reason, sizeof(r->reason), sep < end ? sep + 2 : end, end);
+	return sep && sep < end ? sep : NULL;
+}
+
+/* Whether [line, end) is a refusal line; if so and r is not NULL, fills it. */
+static bool refusal_line(const char *line, const char *end, sbx_testing_refusal_t *r)
+{
+	const char *mark, *what, *call, *reason;
+
+	if (strncmp(line, REFUSAL_HEAD, strlen(REFUSAL_HEAD)) ||
+	    !(mark = strstr(line, REFUSAL_MARK)) || mark >= end)
+		return false;
+	what = mark + strlen(REFUSAL_MARK);
+	if (!(call = separator(what, end)) || !(reason = separator(call + 2, end)))
+		return false;
+	if (r) {
+		copy(r->program, sizeof(r->program), line + strlen(REFUSAL_HEAD), mark);
+		copy(r->what, sizeof(r->what), what, call);
+		copy(r->call, sizeof(r->call), call + 2, reason);
+		copy(r->reason, sizeof(r->reason), reason + 2, end);
+	}
+	return true;
 }
 
 SBX_TESTING_EXPORT int sbx_testing_refusal_find(const char *restrict text,
@@ -52,18 +71,14 @@ SBX_TESTING_EXPORT int sbx_testing_refusal_find(const char *restrict text,
 
 	if (!text || !refusal)
 		return EINVAL;
-	/* Only whole lines: one that starts with the head and holds the mark. */
+	/* Only whole lines: the last may lack its newline. */
 	for (const char *line = text; *line;) {
 		const char *end = strchr(line, '\n');
-		const char *mark;
 
 		if (!end)
 			end = line + strlen(line);
-		if (!strncmp(line, REFUSAL_HEAD, strlen(REFUSAL_HEAD)) &&
-		    (mark = strstr(line, REFUSAL_MARK)) && mark < end) {
-			if (r.lines++ == 0)
-				parse(&r, line, mark, end);
-		}
+		if (refusal_line(line, end, r.lines ? NULL : &r))
+			r.lines++;
 		line = *end ? end + 1 : end;
 	}
 	*refusal = r;

@@ -280,6 +280,7 @@ static void assert_refused(const struct tree *t, const char *call, int err, cons
 	ck_assert_int_eq(c.err, SBX_EREFUSED);
 	sbx_ck_assert_refusal(c.text, "cat");
 	ck_assert_int_eq(sbx_testing_refusal_find(c.text, &r), 0);
+	ck_assert_str_eq(r.what, "Landlock refused the ruleset");
 	ck_assert_str_eq(r.call, call);
 	ck_assert_str_eq(r.reason, reason);
 	ck_assert_ptr_null(strstr(c.text, "the-secret"));
@@ -481,7 +482,7 @@ START_TEST(test_drop_entries)
 	tree_make(&t);
 	/* A relative name is the same file. */
 	ck_assert_int_eq(chdir(t.projects), 0);
-	ck_assert_int_eq(sbx_testing_grant_drop("third", ENOMEM), 0);
+	ck_assert_int_eq(sbx_testing_grant_drop("third", EACCES), 0);
 	ck_assert_int_eq(chdir("/"), 0);
 	ck_assert_int_eq(sbx_testing_grant_drop(t.mine_file, EINVAL), 0);
 	/* Beside a denial: projects is listed, third is an entry of it. */
@@ -491,7 +492,7 @@ START_TEST(test_drop_entries)
 	free(c.text);
 	sbx_ck_assert_outcome(SBX_OUTCOME_NARROWED);
 	sbx_ck_assert_dropped(t.third);
-	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], ENOMEM);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], EACCES);
 	/* mine/file has no rule of its own here (mine is granted whole):
 	 * nothing of it to drop. */
 	ck_assert_int_eq(sbx_outcome_get(&o), 0);
@@ -608,6 +609,7 @@ START_TEST(test_refusal_find)
 	ck_assert_int_eq(sbx_testing_refusal_find(one, &r), 0);
 	ck_assert_uint_eq(r.lines, 1);
 	ck_assert_str_eq(r.program, "/bin/cat");
+	ck_assert_str_eq(r.what, "Landlock refused the ruleset");
 	ck_assert_str_eq(r.call, "landlock_restrict_self");
 	ck_assert_str_eq(r.reason,
 	                 "not permitted (no_new_privs could not be set, or a filter forbids Landlock)");
@@ -622,6 +624,19 @@ START_TEST(test_refusal_find)
 	ck_assert_str_eq(r.program, "a b");
 	ck_assert_str_eq(r.call, "landlock_create_ruleset(VERSION)");
 	ck_assert_str_eq(r.reason, "error 77");
+	/* The other refusal the child words so. */
+	ck_assert_int_eq(sbx_testing_refusal_find("sbxspawn: sh: not run: its confinement could not be "
+	                                          "applied: setgroups: not permitted\n",
+	                                          &r),
+	                 0);
+	ck_assert_str_eq(r.what, "its confinement could not be applied");
+	ck_assert_str_eq(r.call, "setgroups");
+	ck_assert_str_eq(r.reason, "not permitted");
+	/* The parent's event about a refusal is no refusal line. */
+	ck_assert_int_eq(sbx_testing_refusal_find("sbxspawn: true: not run: Landlock refused the "
+	                                          "ruleset (Operation not permitted)\n",
+	                                          &r),
+	                 ENOENT);
 	/* Only at the start of a line; none is ENOENT. */
 	ck_assert_int_eq(sbx_testing_refusal_find("said: sbxspawn: x: not run: Landlock refused the "
 	                                          "ruleset: y: z\n",

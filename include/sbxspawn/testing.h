@@ -61,13 +61,14 @@ int sbx_testing_capture_read(int fd, char **text);
  * stderr captured together; waits for it.  *status: its wait status. */
 int sbx_testing_run(char *const argv[], int *status, char **output);
 
-/* The refusal line a refused child writes on its stderr:
+/* The line a refused child writes on its stderr, after the file actions:
  * "sbxspawn: PROGRAM: not run: Landlock refused the ruleset: CALL: REASON". */
 typedef struct sbx_testing_refusal {
 	unsigned lines;     /* refusal lines in the text */
 	char program[1024]; /* the program the first one names */
-	char call[128];     /* the call that was refused */
-	char reason[256];   /* why, in the child's words */
+	char what[128];     /* what was refused: "Landlock refused the ruleset" */
+	char call[128];     /* the call that failed */
+	char reason[256];   /* its error, in the child's words */
 } sbx_testing_refusal_t;
 
 /* ENOENT when text holds no refusal line. */
