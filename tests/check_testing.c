@@ -29,10 +29,15 @@ extern char **environ;
 /* ---- fixtures ------------------------------------------------------------ */
 
 /* T/projects/{mine,other,third}, each with a file; other's is the secret.
- * Under /var/tmp: a busy /tmp changes under a compile. */
+ * In the build directory, not /var/tmp or /tmp: every directory above a
+ * denial is listed at each compile, and an entry that vanishes meanwhile
+ * is a dropped grant.  The main suite, run beside this one by make -j,
+ * makes and removes its trees in /var/tmp all along; these tests count
+ * dropped grants, and must not see its trees come and go, nor make its
+ * see theirs. */
 struct tree {
-	char top[64], projects[96], mine[128], other[128], third[128];
-	char secret[160], mine_file[160], third_file[160];
+	char top[4096], projects[4096], mine[4096], other[4096], third[4096];
+	char secret[4096], mine_file[4096], third_file[4096];
 };
 
 static void write_file(const char *path, const char *text)
@@ -46,7 +51,7 @@ static void write_file(const char *path, const char *text)
 
 static void tree_make(struct tree *t)
 {
-	strcpy(t->top, "/var/tmp/sbxtesting.XXXXXX");
+	snprintf(t->top, sizeof(t->top), "%s/sbxtesting.XXXXXX", TOP_BUILDDIR);
 	ck_assert_ptr_nonnull(mkdtemp(t->top));
 	snprintf(t->projects, sizeof(t->projects), "%s/projects", t->top);
 	snprintf(t->mine, sizeof(t->mine), "%s/mine", t->projects);
@@ -476,7 +481,7 @@ START_TEST(test_drop_entries)
 	sbx_scopeattr_t s;
 	sbx_outcome_t o;
 	struct cat c;
-	char absent[192];
+	char absent[4096];
 
 	sbx_ck_require_landlock();
 	tree_make(&t);
