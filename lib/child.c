@@ -161,7 +161,7 @@ static long close_range_compat(unsigned low, unsigned high)
 /* closefrom(low) that spares our descriptors. */
 static long close_from(const struct child *c, int low)
 {
-	int keep[2] = { c->ruleset_fd, c->report_fd };
+	int keep[2] = { c->cf.ruleset_fd, c->report_fd };
 	long r;
 
 	if (keep[0] > keep[1]) {
@@ -209,7 +209,7 @@ static long file_action(const struct child *c, const struct sbx_file_action *a)
 		r = sys(SYS_close, a->fd, 0, 0, 0);
 		return r < 0 && !fd_in_range(a->fd) ? r : 0;
 	case SBX_FA_DUP2:
-		if (a->srcfd == c->ruleset_fd || a->srcfd == c->report_fd)
+		if (a->srcfd == c->cf.ruleset_fd || a->srcfd == c->report_fd)
 			return -EBADF;
 		if (a->srcfd != a->fd) {
 			r = sys(SYS_dup3, a->srcfd, a->fd, 0, 0);
@@ -272,8 +272,12 @@ static const struct {
 	{ EACCES, "permission denied" },
 };
 
-static void put_error(struct line *l, int err)
+static void put_error(struct line *l, int err, bool landlock)
 {
+	if (err == EPERM && !landlock) {
+		put(l, "not permitted");
+		return;
+	}
 	for (size_t i = 0; i < sizeof(refusal_texts) / sizeof(refusal_texts[0]); i++)
 		if (refusal_texts[i].err == err) {
 			put(l, refusal_texts[i].text);
@@ -284,40 +288,119 @@ static void put_error(struct line *l, int err)
 }
 
 /* One line on fd 2, which is where the caller's file actions put it. */
-CHILD static _Noreturn void child_refuse(struct child *c, const char *call, int err)
+CHILD static _Noreturn void child_refuse(struct child *c, bool landlock, const char *call, int err)
 {
 	struct line l = { .len = 0 };
 
 	put(&l, "sbxspawn: ");
 	put(&l, c->file);
-	put(&l, ": not run: Landlock refused the ruleset: ");
+	/* Landlock's own steps, and the controls it cannot enforce, are a
+	 * refused ruleset; the ids, capabilities and filter, a confinement that
+	 * could not be applied. */
+	put(&l, landlock ? ": not run: Landlock refused the ruleset: "
+	                 : ": not run: its confinement could not be applied: ");
 	put(&l, call);
 	put(&l, ": ");
-	put_error(&l, err);
+	put_error(&l, err, landlock);
 	l.buf[l.len++] = '\n';
 	(void)sys(SYS_write, 2, (long)l.buf, (long)l.len, 0);
 	child_exit(c, SBX_STAGE_CONFINE, -1, err, SBX_EXIT_REFUSED);
 }
 
-CHILD static void confine(struct child *c)
+/* The bounding set emptied (an exec as uid 0 would fill the capabilities
+ * from it again) and the ambient set: first, while the capabilities they
+ * need are still there.  A bounding set left full is harmless only where
+ * no exec as uid 0 follows. */
+CHILD static int drop_bounding(bool root_after, const char **call)
+{
+	long r = 0;
+
+	*call = "prctl(PR_CAPBSET_DROP)";
+	for (long cap = 0; cap < 64; cap++)
+		if ((r = sys(SYS_prctl, PR_CAPBSET_READ, cap, 0, 0)) > 0 &&
+		    (r = sys(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0)) < 0)
+			break;
+	if (r == -EPERM && !root_after)
+		r = 0; /* no CAP_SETPCAP, and no exec as root to use the set */
+	if (r < 0 && r != -EINVAL)
+		return (int)-r;
+	*call = "prctl(PR_CAP_AMBIENT_CLEAR_ALL)";
+	if ((r = sys(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0)) < 0 && r != -EINVAL)
+		return (int)-r;
+	return 0;
+}
+
+/* Then, last, the effective, permitted and inheritable sets. */
+CHILD static int drop_caps(const char **call)
+{
+	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	long r;
+
+	*call = "capset";
+	r = sys(SYS_capset, (long)&head, (long)data, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+/* Another uid and gid, with no supplementary group: raw calls, for the C
+ * library's would signal the parent's threads. */
+CHILD static int set_ids(const struct confinement *cf, const char **call)
 {
 	long r;
 
-	if (c->refused)
-		child_refuse(c, c->refused_call, c->refused);
-	if (c->ruleset_fd < 0)
-		return;
+	*call = "setgroups";
+	if ((r = sys(SYS_setgroups, 0, 0, 0, 0)) < 0)
+		return (int)-r;
+	*call = "setresgid";
+	if ((r = sys(SYS_setresgid, cf->gid, cf->gid, cf->gid, 0)) < 0)
+		return (int)-r;
+	*call = "setresuid";
+	r = sys(SYS_setresuid, cf->uid, cf->uid, cf->uid, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+CHILD int sbx__confine(const struct confinement *cf, const char **call)
+{
+	bool root_after = cf->set_ids ? cf->uid == 0 : sys(SYS_geteuid, 0, 0, 0, 0) == 0;
+	long r;
+	int err;
+
+	if (cf->ruleset_fd < 0 && !cf->filter && !cf->set_ids && !cf->drop_caps)
+		return 0;
 	/* prctl wants every unused argument zero: five of them. */
+	*call = "prctl(PR_SET_NO_NEW_PRIVS)";
 	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0)
-		child_refuse(c, "prctl(PR_SET_NO_NEW_PRIVS)", errno);
-	r = sys(__NR_landlock_restrict_self, c->ruleset_fd, 0, 0, 0);
-	if (r < 0)
-		child_refuse(c, "landlock_restrict_self", (int)-r);
-	(void)sys(SYS_close, c->ruleset_fd, 0, 0, 0);
-	/* After the domain: a filter does not need to survive anything else. */
-	if (c->seccomp &&
-	    (r = sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)c->seccomp, 0)) < 0)
-		child_refuse(c, "seccomp(io_uring)", (int)-r);
+		return errno;
+	if (cf->drop_caps && (err = drop_bounding(root_after, call)))
+		return err;
+	if (cf->set_ids && (err = set_ids(cf, call)))
+		return err;
+	if (cf->drop_caps && (err = drop_caps(call)))
+		return err;
+	if (cf->ruleset_fd >= 0) {
+		*call = "landlock_restrict_self";
+		if ((r = sys(__NR_landlock_restrict_self, cf->ruleset_fd, 0, 0, 0)) < 0)
+			return (int)-r;
+	}
+	/* Last: a filter does not need to survive anything else. */
+	*call = "seccomp";
+	if (cf->filter && (r = sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)cf->filter, 0)) < 0)
+		return (int)-r;
+	return 0;
+}
+
+CHILD static void confine(struct child *c)
+{
+	const char *call = "";
+	int err;
+
+	if (c->refused)
+		child_refuse(c, true, c->refused_call, c->refused);
+	if ((err = sbx__confine(&c->cf, &call)))
+		child_refuse(c, !strncmp(call, "landlock", 8) || !strncmp(call, "prctl(PR_SET_NO", 15),
+		             call, err);
+	if (c->cf.ruleset_fd >= 0)
+		(void)sys(SYS_close, c->cf.ruleset_fd, 0, 0, 0);
 }
 
 CHILD int sbx__child_main(void *arg)
@@ -334,8 +417,8 @@ CHILD int sbx__child_main(void *arg)
 		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
 	if ((r = move_up(&c->report_fd, c->fd_floor)) < 0)
 		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
-	if ((r = move_up(&c->ruleset_fd, c->fd_floor)) < 0)
-		child_refuse(c, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
+	if ((r = move_up(&c->cf.ruleset_fd, c->fd_floor)) < 0)
+		child_refuse(c, false, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
 	/* What the library keeps open is nothing a file action may see. */
 	for (size_t i = 0; i < c->nhidden; i++)
 		(void)sys(SYS_close, c->hidden[i], 0, 0, 0);

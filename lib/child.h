@@ -5,6 +5,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <sys/types.h>
 
@@ -12,6 +13,24 @@
 
 #define CHILD_STACK (64 * 1024)
 #define KERNEL_SIGSET_SIZE (_NSIG / 8)
+
+/* What confines a process, in the order it is applied (child.c): no new
+ * privileges, the ids, the capabilities, the Landlock domain, the seccomp
+ * filter.  Everything is optional; nothing at all leaves the process as it
+ * is. */
+struct confinement {
+	int ruleset_fd;                   /* -1: none */
+	const struct sock_fprog *filter;  /* NULL: none */
+	bool set_ids;
+	uid_t uid;
+	gid_t gid;
+	bool drop_caps;
+};
+
+/* Applies cf to the calling thread, with raw system calls only (it runs in
+ * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
+ * with *call naming the step that failed. */
+int sbx__confine(const struct confinement *cf, const char **call);
 
 /* What the child reports: where it failed and why. */
 struct child_result {
@@ -37,8 +56,7 @@ struct child {
 	struct sched_param param;
 	sigset_t oldmask;
 
-	int ruleset_fd;           /* apply this after the file actions; -1: none */
-	const struct sock_fprog *seccomp; /* and then this filter, if any */
+	struct confinement cf;    /* applied after the file actions */
 	int refused;              /* errno of a ruleset the parent could not build */
 	const char *refused_call; /* the call that failed there */
 	int fd_floor;             /* our descriptors move to at least this */

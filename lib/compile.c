@@ -30,9 +30,17 @@ static atomic_int said_unconfined;
 
 static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, int why)
 {
+	int err;
+
 	if (scope->flags & SBX_SCOPE_REQUIRE)
 		return ENOTSUP;
 	out->confinement = SBX_OUTCOME_UNCONFINED;
+	/* What needs no Landlock (seccomp, ids, capabilities) is applied all
+	 * the same. */
+	if ((err = sbx__controls_settle(scope, out)) > 0)
+		return err;
+	if (err < 0)
+		return 0; /* refused: a control asked for strictly is not there */
 	if (!atomic_exchange(&said_unconfined, 1))
 		sbx__event(scope, SBX_EVENT_UNCONFINED, why, NULL, NULL,
 		           "this kernel has no Landlock (%s): commands run unconfined%s",
@@ -57,11 +65,10 @@ static int open_ruleset(struct compiler *cc)
 	struct sbx_ruleset *out = cc->out;
 	int fd, err = 0;
 
-	if (!sbx__controls_settle(cc->scope, out))
-		return -1; /* under SBX_SCOPE_STRICT */
+	if ((err = sbx__controls_settle(cc->scope, out)))
+		return err; /* -1: refused, under SBX_SCOPE_STRICT */
 	sbx__fds_begin();
-	fd = sbx__ruleset_create(out->abi, sbx__controls_net(out->controls),
-	                         sbx__controls_scoped(out->controls));
+	fd = sbx__ruleset_create(out->abi, out->net, sbx__controls_scoped(out->controls));
 	if (fd >= 0 && (err = sbx__fds_keep(fd, true, &out->fd_lost)))
 		close(fd);
 	else

@@ -257,8 +257,10 @@ bool sbx__fs_trusts_ino(long fs_type);
 
 /* ---- controls.c ----------------------------------------------------------- */
 
-bool sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out);
-uint64_t sbx__controls_net(int enforced);
+/* Decides which controls this kernel enforces (out->abi 0: no Landlock) and
+ * builds the seccomp filter: 0, -1 when the scope is refused (out says
+ * why), or an error number. */
+int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out);
 uint64_t sbx__controls_scoped(int enforced);
 void sbx__controls_add_ports(struct compiler *cc, const struct sbx_scope *scope);
 

@@ -1,6 +1,9 @@
 /*
  * Controls beyond the filesystem: which of the scope's network, scoping
- * and io_uring controls this ABI enforces, and the allowed TCP ports.
+ * and io_uring controls this kernel enforces, by Landlock or by seccomp,
+ * and in full or not; the allowed TCP ports.  A control enforced in part is
+ * not reported as enforced: it is a warning naming what stays open, or with
+ * SBX_SCOPE_STRICT a refusal.
  */
 #include "config.h"
 
@@ -12,50 +15,108 @@
 #include "internal.h"
 #include "lib/compiler.h"
 
-static const struct {
-	int flag;
-	int abi;          /* the first ABI that enforces it; 0: seccomp */
-	const char *name; /* as the refusal line and the event say it */
-} control_table[] = {
-	{ SBX_SCOPE_NO_TCP_BIND, 4, "tcp_bind (needs Landlock ABI 4)" },
-	{ SBX_SCOPE_NO_TCP_CONNECT, 4, "tcp_connect (needs Landlock ABI 4)" },
-	{ SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix (needs Landlock ABI 6)" },
-	{ SBX_SCOPE_NO_SIGNAL, 6, "signal (needs Landlock ABI 6)" },
-	{ SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect (needs Landlock ABI 9)" },
-	{ SBX_SCOPE_NO_IO_URING, 0, "io_uring (needs x86_64 or aarch64)" },
+/* What a compile decides about the controls. */
+struct settle {
+	const struct sbx_scope *scope;
+	struct sbx_ruleset *out;
+	bool seccomp;      /* this architecture's filters are known */
+	const char *short_of; /* the first control not enforced in full */
 };
 
-/* Decides which requested controls this ABI enforces; each one it cannot
- * is a warning, or with SBX_SCOPE_STRICT a refusal (false). */
-bool sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
+/* A control not enforced in full: a warning, or under SBX_SCOPE_STRICT
+ * the reason for a refusal. */
+static void short_of(struct settle *s, const char *what)
 {
-	for (size_t i = 0; i < sizeof(control_table) / sizeof(control_table[0]); i++) {
-		int flag = control_table[i].flag, abi = control_table[i].abi;
-		const char *name = control_table[i].name;
-
-		if (!(scope->flags & flag))
-			continue;
-		if (abi ? out->abi >= abi : sbx__io_uring_filter() != NULL) {
-			out->controls |= flag;
-			continue;
-		}
-		if (scope->flags & SBX_SCOPE_STRICT) {
-			out->confinement = SBX_OUTCOME_REFUSED;
-			out->error = EOPNOTSUPP;
-			out->refused_call = name;
-			return false;
-		}
-		sbx__event(scope, SBX_EVENT_DOWNGRADED, ENOTSUP, name, NULL,
-		           "not enforced: %s; the rest of the scope is (SBX_SCOPE_STRICT refuses instead)",
-		           name);
-	}
-	return true;
+	if (!s->short_of)
+		s->short_of = what;
+	if (!(s->scope->flags & SBX_SCOPE_STRICT))
+		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, what, NULL,
+		           "not enforced: %s; the rest of the scope is (SBX_SCOPE_STRICT refuses "
+		           "instead)", what);
 }
 
-uint64_t sbx__controls_net(int enforced)
+static void settle_io_uring(struct settle *s)
 {
-	return (enforced & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
-	       (enforced & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
+	if (!(s->scope->flags & SBX_SCOPE_NO_IO_URING))
+		return;
+	if (s->seccomp)
+		s->out->closed |= SBX_CLOSE_IO_URING;
+	else
+		short_of(s, "io_uring (needs seccomp on x86_64 or aarch64)");
+}
+
+/* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;
+ * seccomp closes what passes beside them, and io_uring, whose socket
+ * operations pass beside seccomp, goes with it. */
+static void settle_tcp(struct settle *s)
+{
+	int want = s->scope->flags & (SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT);
+	struct sbx_ruleset *out = s->out;
+
+	if (!want)
+		return;
+	if (out->abi < 4) {
+		if (want & SBX_SCOPE_NO_TCP_BIND)
+			short_of(s, "tcp_bind (needs Landlock ABI 4)");
+		if (want & SBX_SCOPE_NO_TCP_CONNECT)
+			short_of(s, "tcp_connect (needs Landlock ABI 4)");
+		return;
+	}
+	out->net = (want & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
+	           (want & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
+	if (!s->seccomp) {
+		short_of(s, "tcp: MPTCP sockets and TCP Fast Open (need seccomp on x86_64 or aarch64)");
+		return;
+	}
+	out->closed |= SBX_CLOSE_MPTCP | SBX_CLOSE_IO_URING;
+	if (want & SBX_SCOPE_NO_TCP_CONNECT) {
+		out->closed |= SBX_CLOSE_FASTOPEN;
+		out->controls |= SBX_SCOPE_NO_TCP_CONNECT;
+	}
+	if (!(want & SBX_SCOPE_NO_TCP_BIND))
+		return;
+	/* listen(2) on an unbound socket takes a port without bind(2); only
+	 * a TCP socket that cannot be made at all closes that, and only a
+	 * scope that allows no TCP at all can ask for it. */
+	if (want == (SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT) && !s->scope->nports) {
+		out->closed |= SBX_CLOSE_TCP;
+		out->controls |= SBX_SCOPE_NO_TCP_BIND;
+	} else {
+		short_of(s, "tcp_bind: listen(2) on an unbound TCP socket still takes a port others "
+		            "can reach (closed only when no TCP at all is allowed)");
+	}
+}
+
+static void settle_landlock(struct settle *s, int flag, int abi, const char *what)
+{
+	if (!(s->scope->flags & flag))
+		return;
+	if (s->out->abi >= abi)
+		s->out->controls |= flag;
+	else
+		short_of(s, what);
+}
+
+int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
+{
+	struct settle s = { .scope = scope, .out = out, .seccomp = sbx__seccomp_supported() };
+
+	settle_tcp(&s);
+	settle_io_uring(&s);
+	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix (needs Landlock ABI 6)");
+	settle_landlock(&s, SBX_SCOPE_NO_SIGNAL, 6, "signal (needs Landlock ABI 6)");
+	settle_landlock(&s, SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect (needs Landlock ABI 9)");
+	if (s.short_of && (scope->flags & SBX_SCOPE_STRICT)) {
+		out->confinement = SBX_OUTCOME_REFUSED;
+		out->error = EOPNOTSUPP;
+		out->refused_call = s.short_of;
+		return -1;
+	}
+	if (out->closed & SBX_CLOSE_IO_URING)
+		out->controls |= SBX_SCOPE_NO_IO_URING;
+	if (out->closed && !(out->filter = sbx__seccomp_build(out->closed)))
+		return errno;
+	return 0;
 }
 
 uint64_t sbx__controls_scoped(int enforced)
@@ -68,15 +129,13 @@ uint64_t sbx__controls_scoped(int enforced)
  * is dropped (that port stays denied). */
 void sbx__controls_add_ports(struct compiler *cc, const struct sbx_scope *scope)
 {
-	uint64_t handled = sbx__controls_net(cc->out->controls);
-
 	for (size_t i = 0; i < scope->nports; i++) {
 		uint64_t access = ((scope->ports[i].access & SBX_TCP_BIND) ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
 		                  ((scope->ports[i].access & SBX_TCP_CONNECT) ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
 		char name[32];
 		int r;
 
-		if (!(access &= handled))
+		if (!(access &= cc->out->net))
 			continue;
 		r = sbx__ruleset_add_port(cc->out->fd, scope->ports[i].port, access);
 		if (r == 0) {

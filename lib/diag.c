@@ -119,7 +119,8 @@ static struct outcome_slot *this_thread_slot(void)
 	return slot;
 }
 
-void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action, int error)
+void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action,
+                         int error, int privilege)
 {
 	SBX_KEEP_ERRNO;
 	struct outcome_slot *slot = this_thread_slot();
@@ -128,13 +129,13 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 		return;
 	free_dropped(slot);
 	slot->out = (sbx_outcome_t){ .confinement = confinement, .stage = stage,
-	                             .action = action, .error = error };
+	                             .action = action, .error = error, .privilege = privilege };
 	slot->out.kernel_abi = sbx__landlock_abi();
 	if (slot->out.kernel_abi < 0)
 		slot->out.kernel_abi = 0;
 	if (rs) {
 		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
-		slot->out.controls = rs->fd >= 0 ? rs->controls : 0;
+		slot->out.controls = rs->confinement != SBX_OUTCOME_REFUSED ? rs->controls : 0;
 		slot->out.rules = rs->rules;
 		if (rs->ndropped && (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
 			while (slot->out.dropped < rs->ndropped &&

@@ -13,6 +13,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
+#include "lib/child.h"
 
 const char *sbx__search_path(char *buf, size_t size)
 {
@@ -73,27 +74,21 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 	return got_eacces ? EACCES : ENOENT;
 }
 
-/* Applies the compiled ruleset to the calling thread: 0, or the errno with
- * *call naming what failed. */
-static int restrict_self(const struct sbx_ruleset *rs, const char **call)
+/* Applies the compiled ruleset, and what the scope asks of ids and
+ * capabilities, to the calling thread: 0, or the errno with *call naming
+ * what failed. */
+static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                         const char **call)
 {
+	struct confinement cf = { .ruleset_fd = rs->fd, .filter = rs->filter, .set_ids = scope->ids,
+	                          .uid = scope->uid, .gid = scope->gid,
+	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
+
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*call = rs->refused_call;
 		return rs->error;
 	}
-	if (rs->fd < 0)
-		return 0;
-	*call = "prctl(PR_SET_NO_NEW_PRIVS)";
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L))
-		return errno;
-	*call = "landlock_restrict_self";
-	if (sbx_landlock_restrict_self(rs->fd, 0))
-		return errno;
-	*call = "seccomp(io_uring)";
-	if ((rs->controls & SBX_SCOPE_NO_IO_URING) &&
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, sbx__io_uring_filter()))
-		return errno;
-	return 0;
+	return sbx__confine(&cf, call);
 }
 
 static int exec_confined(const char *file, int search, const sbx_scopeattr_t *scopeattr,
@@ -104,7 +99,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
 	const char *call = "", *search_path = NULL;
-	int err = 0, stage = SBX_STAGE_SETUP;
+	int err = 0, stage = SBX_STAGE_SETUP, privilege = 0;
 
 	if (scopeattr && !scope) {
 		err = EINVAL;
@@ -122,12 +117,13 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	if (scope) {
 		if ((err = sbx__scope_get(scope, &rs)))
 			goto out;
-		if ((err = restrict_self(rs, &call))) {
+		privilege = sbx__privilege_kept(scope, 0);
+		if ((err = restrict_self(scope, rs, &call))) {
 			sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
 			           "%s: not run: Landlock refused the ruleset: %s: %s", file, call,
 			           strerror(err));
 			stage = SBX_STAGE_CONFINE;
-			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err);
+			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err, privilege);
 			sbx__scope_put(rs);
 			return SBX_EREFUSED;
 		}
@@ -135,13 +131,13 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	/* The outcome is on record before exec, for the caller to read if
 	 * exec fails. */
 	stage = SBX_STAGE_EXEC;
-	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, 0);
+	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, 0, privilege);
 	if (search_path)
 		err = sbx__exec_search(file, search_path, argv, envp);
 	else
 		err = execve(file, argv, envp) ? errno : 0;
 out:
-	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, err);
+	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, err, privilege);
 	sbx__scope_put(rs);
 	return err;
 }

@@ -3,6 +3,7 @@
 #define SBX_INTERNAL_H
 
 #include <pthread.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,6 +80,9 @@ struct sbx_scope {
 	size_t nrules, cap;
 	int flags;
 	int abi_cap;
+	bool ids;    /* sbx_scopeattr_setids(): run the child as uid, gid */
+	uid_t uid;
+	gid_t gid;
 	sbx_logger_t logger;
 	void *logger_arg;
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
@@ -139,10 +143,18 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 
 /* ---- seccomp (seccomp.c) -------------------------------------------- */
 
-/* The filter making io_uring fail with EPERM, or NULL on an architecture
- * it does not know. */
+/* What a filter closes. */
+#define SBX_CLOSE_IO_URING 0x1 /* io_uring_setup, _enter, _register */
+#define SBX_CLOSE_MPTCP 0x2    /* socket(2) of IPPROTO_MPTCP on inet addresses */
+#define SBX_CLOSE_FASTOPEN 0x4 /* MSG_FASTOPEN: a connect hidden in a send */
+#define SBX_CLOSE_TCP 0x8      /* every TCP (and MPTCP) socket */
+
 struct sock_fprog;
-const struct sock_fprog *sbx__io_uring_filter(void);
+/* Whether this architecture's filters are known. */
+bool sbx__seccomp_supported(void);
+/* The filter closing what `closed' says, or NULL with errno set. */
+struct sock_fprog *sbx__seccomp_build(int closed);
+void sbx__seccomp_free(struct sock_fprog *prog);
 /* Adds a path-beneath rule on fd: 0 or -errno. */
 int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
@@ -157,7 +169,10 @@ struct sbx_ruleset {
 	int kernel_abi;
 	int error;        /* why the ruleset was refused */
 	const char *refused_call; /* what refused it */
-	int controls;     /* SBX_SCOPE_NO_* enforced */
+	int controls;     /* SBX_SCOPE_NO_* enforced in full */
+	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
+	uint64_t net;     /* the network rights the ruleset handles */
+	struct sock_fprog *filter; /* for closed, or NULL */
 	atomic_uint rules;
 	unsigned ndropped;
 	char **dropped;
@@ -201,6 +216,12 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
 /* Records the outcome of this thread's spawn, with a copy of the ruleset's
  * dropped grants when rs is given. */
 void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action,
-                         int error);
+                         int error, int privilege);
+
+/* ---- privilege (privilege.c) ----------------------------------------- */
+
+/* SBX_PRIVILEGE_* a child spawned with scope (and posix_spawnattr flags)
+ * would keep; the first time it keeps any, an event says what. */
+int sbx__privilege_kept(const struct sbx_scope *scope, short spawn_flags);
 
 #endif /* SBX_INTERNAL_H */

@@ -31,6 +31,8 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 		sbx__listing_free(&rs->dirs[i].kept);
 	}
 	free(rs->dirs);
+	sbx__seccomp_free(rs->filter);
+	rs->filter = NULL;
 	rs->fd = rs->mounts_fd = -1;
 	rs->dropped = NULL;
 	rs->ndropped = 0;

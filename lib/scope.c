@@ -84,7 +84,8 @@ SBX_EXPORT int sbx_scopeattr_addreadonly(sbx_scopeattr_t *restrict scope, const 
 
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
-		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING)
+		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
+		     SBX_SCOPE_LISTABLE)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
@@ -121,6 +122,32 @@ SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsign
 		s->flags |= SBX_SCOPE_NO_TCP_BIND;
 	if (access & SBX_TCP_CONNECT)
 		s->flags |= SBX_SCOPE_NO_TCP_CONNECT;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid)
+{
+	struct sbx_scope *s = scope->__scope;
+
+	if (!s || (uid != (uid_t)-1 && gid == (gid_t)-1))
+		return EINVAL;
+	if (s->ids != (uid != (uid_t)-1) || s->uid != uid || s->gid != gid)
+		sbx__ruleset_forget(s);
+	s->ids = uid != (uid_t)-1;
+	s->uid = uid;
+	s->gid = gid;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_getids(const sbx_scopeattr_t *restrict scope, uid_t *restrict uid,
+                                    gid_t *restrict gid)
+{
+	const struct sbx_scope *s = scope->__scope;
+
+	if (!s)
+		return EINVAL;
+	*uid = s->ids ? s->uid : (uid_t)-1;
+	*gid = s->ids ? s->gid : (gid_t)-1;
 	return 0;
 }
 

@@ -1,57 +1,227 @@
-/* The one seccomp filter the library installs: io_uring off.  A ring takes
- * file and socket operations past the view of anything that watches system
- * calls; Landlock still covers its file operations, but denying the setup
- * keeps the boundary simple to reason about. */
+/*
+ * The seccomp filters the library installs, for what Landlock does not
+ * mediate:
+ *
+ * - io_uring off: a ring takes file and socket operations past the view of
+ *   anything that watches system calls (here: this very filter);
+ * - under a TCP control, the roads to TCP that Landlock's bind and connect
+ *   rights do not see: a socket of another stream protocol on the same
+ *   addresses (MPTCP), a connect hidden in a send (TCP Fast Open), and,
+ *   where no TCP at all is allowed, the TCP socket itself (listen(2) on an
+ *   unbound one would take a port without bind(2)).
+ *
+ * A filter is built per compile from what the scope asks, as a list of
+ * rules "system call nr, its arguments matching, fails with errno", for the
+ * native architecture and its compat one (whose socketcall(2) hides its
+ * arguments: it fails whole for the calls a rule would look into).
+ */
 #include "config.h"
 
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "internal.h"
 
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+/* System call numbers of the two ABIs of each architecture. */
+struct abi {
+	unsigned arch;
+	unsigned mask;     /* x32 calls carry bit 30 */
+	int socket, sendto, sendmsg, sendmmsg, socketcall; /* -1: none */
+};
+
+#if defined(__x86_64__)
+static const struct abi abis[2] = {
+	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1 },
+	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102 },
+};
+#elif defined(__aarch64__)
+static const struct abi abis[2] = {
+	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1 },
+	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102 },
+};
+#define HAVE_ABIS 1
+#endif
+#if defined(__x86_64__)
+#define HAVE_ABIS 1
+#endif
+
 /* io_uring_setup, io_uring_enter and io_uring_register are 425 to 427 in
- * every ABI of the two architectures, compat ones included. */
+ * every ABI of the two architectures. */
 #define IO_URING_FIRST 425
 #define IO_URING_LAST 427
 
-#if defined(__x86_64__)
-#define ARCH_NATIVE AUDIT_ARCH_X86_64
-#define ARCH_COMPAT AUDIT_ARCH_I386
-#define NR_MASK 0xbfffffffU /* x32 system calls carry bit 30 */
-#elif defined(__aarch64__)
-#define ARCH_NATIVE AUDIT_ARCH_AARCH64
-#define ARCH_COMPAT AUDIT_ARCH_ARM
-#define NR_MASK 0xffffffffU
-#endif
-
-#ifdef ARCH_NATIVE
-static const struct sock_filter io_uring_filter[] = {
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NATIVE, 2, 0),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_COMPAT, 1, 0),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, NR_MASK),
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, IO_URING_FIRST, 0, 2),
-	BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, IO_URING_LAST, 1, 0),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
-
-static const struct sock_fprog io_uring_prog = {
-	.len = sizeof(io_uring_filter) / sizeof(io_uring_filter[0]),
-	.filter = (struct sock_filter *)io_uring_filter,
-};
-#endif
-
-const struct sock_fprog *sbx__io_uring_filter(void)
+bool sbx__seccomp_supported(void)
 {
-#ifdef ARCH_NATIVE
-	return &io_uring_prog;
+#ifdef HAVE_ABIS
+	return true;
 #else
+	return false;
+#endif
+}
+
+/* ---- assembling --------------------------------------------------------- */
+
+struct prog {
+	struct sock_filter *v;
+	size_t n, cap;
+	int err;
+};
+
+static void emit(struct prog *p, struct sock_filter f)
+{
+	struct sock_filter *grown;
+
+	if (p->err)
+		return;
+	if (!(grown = sbx__grow(p->v, &p->cap, p->n + 1, sizeof(*p->v)))) {
+		p->err = ENOMEM;
+		return;
+	}
+	p->v = grown;
+	p->v[p->n++] = f;
+}
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+
+/* One test of a rule: (argument & mask) is one of values (n of them). */
+struct test {
+	int arg;
+	unsigned mask;
+	unsigned values[3];
+	int n;
+};
+
+/* A rule: system call nr with every test passing fails with errno.  The
+ * block falls through to the next rule otherwise; A holds the number
+ * again at its end. */
+static void rule(struct prog *p, const struct abi *a, int nr, const struct test *tests, int ntests,
+                 int errnum)
+{
+	size_t start = p->n;
+	size_t fails[16];
+	int nfails = 0;
+
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 0));
+	fails[nfails++] = p->n - 1;
+	for (int t = 0; t < ntests; t++) {
+		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(tests[t].arg)));
+		if (tests[t].mask != ~0U)
+			emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, tests[t].mask));
+		for (int v = 0; v < tests[t].n; v++) {
+			bool last = v == tests[t].n - 1;
+
+			/* A match goes on to the next test: past this test's
+			 * remaining comparisons. */
+			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, tests[t].values[v],
+			                                     (unsigned char)(tests[t].n - 1 - v), 0));
+			if (last)
+				fails[nfails++] = p->n - 1;
+		}
+	}
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)errnum));
+	/* Every failed test lands here, where the number is loaded again. */
+	for (int f = 0; f < nfails && !p->err; f++)
+		p->v[fails[f]].jf = (unsigned char)(p->n - fails[f] - 1);
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, a->mask));
+	if (p->n - start > 255)
+		p->err = E2BIG;
+}
+
+/* The rules of one ABI, after A was loaded with its masked number. */
+static void rules_for(struct prog *p, const struct abi *a, int closed)
+{
+	const struct test inet = { 0, ~0U, { AF_INET, AF_INET6 }, 2 };
+	const struct test mptcp = { 2, ~0U, { IPPROTO_MPTCP }, 1 };
+	const struct test stream = { 1, 0xf, { SOCK_STREAM }, 1 };
+	const struct test tcp = { 2, ~0U, { 0, IPPROTO_TCP, IPPROTO_MPTCP }, 3 };
+	const struct test socketcalls = { 0, ~0U, { 1 /* SOCKET */, 11 /* SENDTO */, 16 /* SENDMSG */ }, 3 };
+	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1 };
+
+	if (closed & SBX_CLOSE_IO_URING)
+		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
+			rule(p, a, nr, NULL, 0, EPERM);
+	if (closed & SBX_CLOSE_TCP)
+		rule(p, a, a->socket, (const struct test[]){ inet, stream, tcp }, 3, EACCES);
+	if (closed & SBX_CLOSE_MPTCP)
+		rule(p, a, a->socket, (const struct test[]){ inet, mptcp }, 2, EPROTONOSUPPORT);
+	if (closed & SBX_CLOSE_FASTOPEN) {
+		const struct test flags3 = { 3, MSG_FASTOPEN, { MSG_FASTOPEN }, 1 };
+		const struct test flags2 = { 2, MSG_FASTOPEN, { MSG_FASTOPEN }, 1 };
+
+		rule(p, a, a->sendto, &flags3, 1, EACCES);
+		rule(p, a, a->sendmsg, &flags2, 1, EACCES);
+		rule(p, a, a->sendmmsg, &flags3, 1, EACCES);
+	}
+	/* socketcall(2) hands its arguments over in memory: its socket and
+	 * send calls fail whole where a rule would have to read them. */
+	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_MPTCP | SBX_CLOSE_FASTOPEN))) {
+		rule(p, a, a->socketcall, &socketcalls, 1, EAFNOSUPPORT);
+		rule(p, a, a->socketcall, &mmsg, 1, EAFNOSUPPORT);
+	}
+}
+
+/* The filter for what `closed' (SBX_CLOSE_*) asks, or NULL (errno: ENOMEM,
+ * or ENOTSUP on an architecture it does not know). */
+struct sock_fprog *sbx__seccomp_build(int closed)
+{
+#ifdef HAVE_ABIS
+	struct prog p = { 0 };
+	struct sock_fprog *prog;
+	size_t skip_native;
+
+	/* arch: the native ABI, the compat one, or (never met) anything
+	 * else, which is let through */
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[0].arch, 0, 0));
+	skip_native = p.n - 1;
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, abis[0].mask));
+	rules_for(&p, &abis[0], closed);
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (!p.err) {
+		if (p.n - skip_native - 1 > 255)
+			p.err = E2BIG;
+		else
+			p.v[skip_native].jf = (unsigned char)(p.n - skip_native - 1);
+	}
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[1].arch, 1, 0));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	rules_for(&p, &abis[1], closed);
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (p.err || !(prog = malloc(sizeof(*prog)))) {
+		free(p.v);
+		errno = p.err ? p.err : ENOMEM;
+		return NULL;
+	}
+	*prog = (struct sock_fprog){ .len = (unsigned short)p.n, .filter = p.v };
+	return prog;
+#else
+	(void)closed;
+	errno = ENOTSUP;
 	return NULL;
 #endif
+}
+
+void sbx__seccomp_free(struct sock_fprog *prog)
+{
+	if (prog) {
+		free(prog->filter);
+		free(prog);
+	}
 }

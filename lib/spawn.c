@@ -141,9 +141,9 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 		c->refused = (*rs)->error;
 		c->refused_call = (*rs)->refused_call;
 	}
-	c->ruleset_fd = (*rs)->fd;
-	if ((*rs)->controls & SBX_SCOPE_NO_IO_URING)
-		c->seccomp = sbx__io_uring_filter();
+	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .filter = (*rs)->filter,
+	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
+	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 	return 0;
 }
 
@@ -185,7 +185,7 @@ static pid_t start_child(struct child *c)
 
 /* What the spawn tells the logger and records for sbx_outcome_get(). */
 static void report(const struct sbx_scope *scope, const struct child *c,
-                   const struct sbx_ruleset *rs, const char *file, int err)
+                   const struct sbx_ruleset *rs, const char *file, int err, int privilege)
 {
 	if (c->res.stage == SBX_STAGE_CONFINE)
 		sbx__event(scope, SBX_EVENT_REFUSED, c->res.err, file, NULL,
@@ -196,7 +196,7 @@ static void report(const struct sbx_scope *scope, const struct child *c,
 	                                                      : SBX_OUTCOME_NONE,
 	                    rs, c->res.stage ? c->res.stage : (err ? SBX_STAGE_SETUP : 0),
 	                    c->res.stage == SBX_STAGE_FILE_ACTION ? c->res.action : -1,
-	                    c->res.stage ? c->res.err : err);
+	                    c->res.stage ? c->res.err : err, privilege);
 }
 
 static int spawn(pid_t *restrict pidp, const char *file, int search,
@@ -207,10 +207,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	SBX_KEEP_ERRNO;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
-	                   .ruleset_fd = -1, .report_fd = -1, .report_rfd = -1 };
+	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
-	int *hidden;
+	int *hidden, privilege = 0;
 	pid_t pid;
 	int err;
 
@@ -229,6 +229,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	}
 	if (scope && (err = prepare_scope(&c, scope, &rs)))
 		goto out;
+	if (scope)
+		privilege = sbx__privilege_kept(scope, c.flags);
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
 	if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden)))
 		goto out;
@@ -245,7 +247,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		*pidp = pid;
 	}
 out:
-	report(scope, &c, rs, file, err);
+	report(scope, &c, rs, file, err, privilege);
 	sbx__scope_put(rs);
 	return err;
 }

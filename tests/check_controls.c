@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -117,7 +118,9 @@ START_TEST(test_tcp_connect)
 	ck_assert_int_eq(sbx_scopeattr_allowtcp(&s, SBX_TCP_CONNECT, ok), 0);
 	ck_assert_str_eq(fs(&s, "connect", num(ok)), "ok");
 	ck_assert_str_eq(fs(&s, "connect", num(no)), "EACCES");
-	ck_assert_int_eq(controls_enforced(), SBX_SCOPE_NO_TCP_CONNECT);
+	/* io_uring goes with a TCP control: its socket operations pass beside
+	 * the filter that closes the other roads to TCP. */
+	ck_assert_int_eq(controls_enforced(), SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_IO_URING);
 	/* Binding is not what was asked about. */
 	ck_assert_str_eq(fs(&s, "bind", num(free_port())), "ok");
 	ck_assert_str_eq(fs(NULL, "connect", num(no)), "ok");
@@ -145,7 +148,191 @@ START_TEST(test_tcp_bind)
 	ck_assert_int_eq(sbx_scopeattr_allowtcp(&s, SBX_TCP_BIND, ok), 0);
 	ck_assert_str_eq(fs(&s, "bind", num(ok)), "ok");
 	ck_assert_str_eq(fs(&s, "bind", num(no)), "EACCES");
-	ck_assert_int_eq(controls_enforced(), SBX_SCOPE_NO_TCP_BIND);
+	/* bind(2) is denied, but listen(2) on a socket never bound still takes
+	 * a port: the control is not enforced in full, and says so. */
+	ck_assert_int_eq(controls_enforced(), SBX_SCOPE_NO_IO_URING);
+	ck_assert_int_ge(seen.downgraded, 1);
+	ck_assert_ptr_nonnull(strstr(seen.name, "listen(2)"));
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* The roads to TCP that Landlock's bind and connect rights do not see:
+ * MPTCP, a connect hidden in a send (TCP Fast Open), listen(2) on a socket
+ * never bound.  Closed by seccomp where they can be; where one cannot be,
+ * the control is not reported enforced, and STRICT refuses. */
+START_TEST(test_tcp_other_roads)
+{
+	sbx_scopeattr_t s;
+	struct seen seen;
+	unsigned ok, no;
+	int a = listen_tcp(&ok), b = listen_tcp(&no);
+	char *argv[] = { FSOP, "listen", "0", NULL }, *out;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 4) {
+		fprintf(stderr, "SKIP %s: TCP control needs Landlock ABI 4\n", __func__);
+		return;
+	}
+	/* No TCP at all: every road is closed, and both controls hold. */
+	scope_make(&s, &seen, SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_STRICT);
+	ck_assert_str_eq(fs(&s, "mptcp-connect", num(no)), "EACCES");
+	ck_assert_str_eq(fs(&s, "mptcp-bind", num(free_port())), "EACCES");
+	ck_assert_str_eq(fs(&s, "fastopen", num(no)), "EACCES");
+	ck_assert_str_eq(fs(&s, "listen", "0"), "EACCES");
+	ck_assert_int_eq(controls_enforced(),
+	                 SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_IO_URING);
+	ck_assert_int_eq(seen.downgraded, 0);
+	sbx_scopeattr_destroy(&s);
+
+	/* Connect denied but to one port: MPTCP and Fast Open are closed
+	 * (Fast Open even to that port: its address is beyond a filter's
+	 * view), a plain connect to the port works. */
+	scope_make(&s, &seen, SBX_SCOPE_STRICT);
+	ck_assert_int_eq(sbx_scopeattr_allowtcp(&s, SBX_TCP_CONNECT, ok), 0);
+	ck_assert_str_eq(fs(&s, "mptcp-connect", num(no)), "EPROTONOSUPPORT");
+	ck_assert_str_eq(fs(&s, "fastopen", num(no)), "EACCES");
+	ck_assert_str_eq(fs(&s, "fastopen", num(ok)), "EACCES");
+	ck_assert_str_eq(fs(&s, "connect", num(ok)), "ok");
+	ck_assert_int_eq(controls_enforced(), SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_IO_URING);
+	sbx_scopeattr_destroy(&s);
+
+	/* Bind denied, connect free: listen(2) still takes a port, which no
+	 * filter can tell from a listen on a bound socket.  A warning by
+	 * default; under STRICT, a refusal. */
+	scope_make(&s, &seen, SBX_SCOPE_NO_TCP_BIND);
+	ck_assert_str_eq(fs(&s, "mptcp-bind", num(free_port())), "EPROTONOSUPPORT");
+	ck_assert_str_eq(fs(&s, "listen", "0"), "ok");
+	ck_assert_int_eq(controls_enforced() & SBX_SCOPE_NO_TCP_BIND, 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_STRICT), 0);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), -1000 - SBX_EREFUSED);
+	ck_assert_ptr_nonnull(strstr(out, "listen(2)"));
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	close(a);
+	close(b);
+}
+END_TEST
+
+/* ---- privilege ----------------------------------------------------------- */
+
+static int privileged_events;
+
+static void count_privileged(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	privileged_events += ev->kind == SBX_EVENT_PRIVILEGED;
+}
+
+static int kept_privilege(void)
+{
+	sbx_outcome_t oc;
+
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	return oc.privilege;
+}
+
+/* A line of the child's /proc/self/status, as it was when it ran. */
+static char *status_line(const sbx_scopeattr_t *s, const char *key)
+{
+	char *argv[] = { "/bin/cat", "/proc/self/status", NULL }, *out, *line, *end;
+	static char found[256];
+
+	ck_assert_int_eq(run_scoped(s, argv, &out), 0);
+	line = strstr(out, key);
+	ck_assert_ptr_nonnull(line);
+	end = strchr(line, '\n');
+	snprintf(found, sizeof(found), "%.*s", (int)(end ? end - line : (long)strlen(line)), line);
+	free(out);
+	return found;
+}
+
+/* A child running as root reconfigures the kernel past any Landlock
+ * domain: the core dump helper runs outside every domain.  Without its
+ * capabilities it still owns /proc/sys; under another uid it does not. */
+START_TEST(test_privilege)
+{
+	const char *core = "/proc/sys/kernel/core_pattern";
+	sbx_scopeattr_t s;
+	struct seen seen;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root, to have privilege to keep or drop\n", __func__);
+		return;
+	}
+	scope_make(&s, &seen, 0);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, count_privileged, NULL), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/srv/sbx-nothing-here"), 0);
+	/* Kept: said once per process, and in every outcome. */
+	ck_assert_str_eq(fs(&s, "openw", core), "ok");
+	ck_assert_int_eq(kept_privilege(), SBX_PRIVILEGE_ROOT | SBX_PRIVILEGE_CAPS);
+	ck_assert_str_eq(fs(&s, "openw", core), "ok");
+	ck_assert_int_eq(privileged_events, 1);
+
+	/* Capabilities dropped, every set of them, for good: uid 0 still owns
+	 * core_pattern. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_DROP_CAPS), 0);
+	ck_assert_str_eq(fs(&s, "openw", core), "ok");
+	ck_assert_int_eq(kept_privilege(), SBX_PRIVILEGE_ROOT);
+	ck_assert_str_eq(status_line(&s, "CapBnd"), "CapBnd:\t0000000000000000");
+	ck_assert_str_eq(status_line(&s, "CapEff"), "CapEff:\t0000000000000000");
+	ck_assert_str_eq(status_line(&s, "CapAmb"), "CapAmb:\t0000000000000000");
+
+	/* Another uid and gid, no groups: nothing of root's is left. */
+	ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+	ck_assert_str_eq(fs(&s, "openw", core), "EACCES");
+	ck_assert_int_eq(kept_privilege(), 0);
+	ck_assert_str_eq(status_line(&s, "Uid"), "Uid:\t65534\t65534\t65534\t65534");
+	ck_assert_str_eq(status_line(&s, "Groups"), "Groups:\t ");
+	ck_assert_str_eq(status_line(&s, "CapPrm"), "CapPrm:\t0000000000000000");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A change of ids the caller may not make: the program does not run, and
+ * the refusal says which step failed. */
+START_TEST(test_privilege_refused)
+{
+	char *argv[] = { FSOP, "read", "/etc/hostname", NULL }, *out;
+	sbx_scopeattr_t s;
+	struct seen seen;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() == 0 && setresuid(65534, 65534, 65534)) {
+		fprintf(stderr, "SKIP %s: cannot become an unprivileged user\n", __func__);
+		return;
+	}
+	scope_make(&s, &seen, 0);
+	ck_assert_int_eq(sbx_scopeattr_setids(&s, 0, 0), 0);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), -1000 - SBX_EREFUSED);
+	ck_assert_ptr_nonnull(strstr(out, "not run: its confinement could not be applied: setgroups"));
+	free(out);
+	ck_assert_int_eq(sbx_scopeattr_setids(&s, 1, (gid_t)-1), EINVAL);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* Without Landlock the child runs unconfined, and what needs no Landlock
+ * is applied all the same: the io_uring filter, another uid. */
+START_TEST(test_controls_without_landlock)
+{
+	sbx_scopeattr_t s;
+	struct seen seen;
+	sbx_outcome_t oc;
+
+	/* Before the first spawn, so that the once-per-process probe sees it. */
+	seccomp_fail(SYS_landlock_create_ruleset, ENOSYS);
+	scope_make(&s, &seen, SBX_SCOPE_NO_IO_URING | SBX_SCOPE_NO_TCP_CONNECT);
+	ck_assert_str_eq(fs(&s, "io_uring", ""), "EPERM");
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_UNCONFINED);
+	ck_assert_int_eq(oc.controls, SBX_SCOPE_NO_IO_URING);
+	ck_assert_int_ge(seen.downgraded, 1); /* tcp_connect needs Landlock */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+		ck_assert_str_eq(fs(&s, "openw", "/proc/sys/kernel/core_pattern"), "EACCES");
+	}
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
@@ -384,6 +571,10 @@ Suite *suite_controls(void)
 	tcase_set_timeout(tc, SPAWN_TIMEOUT);
 	tcase_add_test(tc, test_tcp_connect);
 	tcase_add_test(tc, test_tcp_bind);
+	tcase_add_test(tc, test_tcp_other_roads);
+	tcase_add_test(tc, test_privilege);
+	tcase_add_test(tc, test_privilege_refused);
+	tcase_add_test(tc, test_controls_without_landlock);
 	tcase_add_test(tc, test_signal_scope);
 	tcase_add_test(tc, test_abstract_unix_scope);
 	tcase_add_test(tc, test_io_uring);

@@ -348,7 +348,7 @@ START_TEST(test_sbxrun_option_syntax)
 	ck_assert_ptr_nonnull(strstr(out, "'--strict'"));
 	free(out);
 	/* Options end at the first operand and after "--". */
-	char *operand[] = { SBXRUN, "echo", "--no", NULL };
+	char *operand[] = { SBXRUN, "--quiet", "echo", "--no", NULL };
 	ck_assert_int_eq(sbxrun(operand, &out), 0);
 	ck_assert_str_eq(out, "--no\n");
 	free(out);
@@ -365,6 +365,47 @@ START_TEST(test_sbxrun_option_syntax)
 	ck_assert_ptr_nonnull(strstr(out, "unknown option '-d'"));
 	free(out);
 	tree_free(&t);
+}
+END_TEST
+
+/* --uid, --gid, --drop-caps: a command started by root keeps nothing of
+ * it; without them, sbxrun says what the command keeps. */
+START_TEST(test_sbxrun_privilege)
+{
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root, to have privilege to keep or drop\n", __func__);
+		return;
+	}
+	char *kept[] = { SBXRUN, "--deny", "/srv/sbx-none", FSOP, "openw",
+	                 "/proc/sys/kernel/core_pattern", NULL };
+	ck_assert_int_eq(sbxrun(kept, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: confined commands run as root (uid 0)"));
+	ck_assert_ptr_nonnull(strstr(out, "--uid/--gid"));
+	free(out);
+	char *dropped[] = { SBXRUN, "--uid", "nobody", "--drop-caps", "--deny", "/srv/sbx-none",
+	                    FSOP, "openw", "/proc/sys/kernel/core_pattern", NULL };
+	ck_assert_int_eq(sbxrun(dropped, &out), 1);
+	ck_assert_str_eq(out, "EACCES\n");
+	free(out);
+	char *numbers[] = { SBXRUN, "--uid", "65534", "--gid", "65534", "--drop-caps", "/bin/sh",
+	                    "-c", "id -u; id -g; id -G; grep CapEff /proc/self/status", NULL };
+	ck_assert_int_eq(sbxrun(numbers, &out), 0);
+	ck_assert_str_eq(out, "65534\n65534\n65534\nCapEff:\t0000000000000000\n");
+	free(out);
+	char *lonely[] = { SBXRUN, "--gid", "65534", "true", NULL };
+	ck_assert_int_eq(sbxrun(lonely, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "--gid needs --uid"));
+	free(out);
+	char *bad[] = { SBXRUN, "--uid", "no-such-user-here", "true", NULL };
+	ck_assert_int_eq(sbxrun(bad, &out), 125);
+	free(out);
+	char *status[] = { SBXRUN, "--status", NULL };
+	ck_assert_int_eq(sbxrun(status, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "privilege: uid 0, with capabilities"));
+	free(out);
 }
 END_TEST
 
@@ -428,6 +469,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_options);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);
 	tcase_add_test(tc, test_sbxrun_option_syntax);
+	tcase_add_test(tc, test_sbxrun_privilege);
 	tcase_add_test(tc, test_sbxrun_without_landlock);
 	tcase_add_test(tc, test_sbxrun_nested);
 	suite_add_tcase(s, tc);

@@ -9,6 +9,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat/landlock.h"
@@ -46,6 +50,12 @@ static const char usage_text[] =
 	"  --no-unix-connect        no pathname unix sockets outside granted paths (ABI 9)\n"
 	"  --no-io-uring            io_uring fails with EPERM\n"
 	"  --strict                 refuse (125) if a control above is beyond this kernel\n"
+	"\n"
+	"  --uid USER       run COMMAND as USER (a name or a number), with no\n"
+	"                   supplementary groups: a command running as root can\n"
+	"                   reconfigure the kernel past any Landlock boundary\n"
+	"  --gid GROUP      and as GROUP (default: USER's own group)\n"
+	"  --drop-caps      drop every capability, for good\n"
 	"\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
@@ -135,6 +145,23 @@ static void list_rights(int abi)
 	printf("\n");
 }
 
+/* What a command started by this process keeps of its privilege, unless
+ * --uid/--gid and --drop-caps take it away. */
+static void status_privilege(void)
+{
+	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	bool caps = syscall(SYS_capget, &head, data) == 0 && (data[0].permitted || data[1].permitted);
+	uid_t uid = geteuid();
+
+	if (uid != 0 && !caps)
+		printf("privilege: none (uid %u, no capabilities)\n", (unsigned)uid);
+	else
+		printf("privilege: uid %u%s: a command keeps it and can reconfigure the kernel past "
+		       "any Landlock boundary; --uid/--gid and --drop-caps take it away\n",
+		       (unsigned)uid, caps ? ", with capabilities" : "");
+}
+
 static int status(int require)
 {
 	long abi = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -163,12 +190,17 @@ static int status(int require)
 				printf(" %s", control_options[i].option + 3);
 		}
 		printf("\n");
+		if (abi >= 4)
+			printf("controls in part: tcp-bind denies bind(2), but listen(2) on a socket never "
+			       "bound still takes a port, unless no TCP at all is allowed (with "
+			       "--no-tcp-connect and no --allow-tcp-* port)\n");
 		errata = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA);
 		if (errata >= 0)
 			printf("errata fixed: %#lx\n", errata);
 		else
 			printf("errata: not reported by this kernel\n");
 	}
+	status_privilege();
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1)
 		printf("no_new_privs: already set on this process\n");
 	else if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) == 0)
@@ -187,6 +219,9 @@ struct settings {
 	bool require;
 	bool status;
 	bool quiet;
+	bool uid_set, gid_set;
+	uid_t uid;
+	gid_t gid;
 };
 
 static void logger(const sbx_event_t *ev, void *arg)
@@ -277,6 +312,45 @@ static int allow_tcp_connect(struct settings *set, const char *name, const char 
 	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
 }
 
+static int set_uid(struct settings *set, const char *name, const char *arg)
+{
+	struct passwd *pw = getpwnam(arg);
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	if (!pw && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (uid_t)-1))
+		fail("--uid takes a user name or number, not '%s'", arg);
+	if (!pw)
+		pw = getpwuid((uid_t)n);
+	set->uid = pw ? pw->pw_uid : (uid_t)n;
+	set->uid_set = true;
+	if (!set->gid_set && pw)
+		set->gid = pw->pw_gid;
+	else if (!set->gid_set)
+		set->gid = (gid_t)set->uid;
+	return 0;
+}
+
+static int set_gid(struct settings *set, const char *name, const char *arg)
+{
+	struct group *gr = getgrnam(arg);
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	if (!gr && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (gid_t)-1))
+		fail("--gid takes a group name or number, not '%s'", arg);
+	set->gid = gr ? gr->gr_gid : (gid_t)n;
+	set->gid_set = true;
+	return 0;
+}
+
+static int drop_caps(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_DROP_CAPS);
+}
+
 /* The flags of control_options, each its own option. */
 static int set_control(struct settings *set, const char *name, const char *arg)
 {
@@ -306,6 +380,9 @@ static const struct option_spec {
 	{ "no-unix-connect", false, set_control },
 	{ "no-io-uring", false, set_control },
 	{ "strict", false, set_control },
+	{ "uid", true, set_uid },
+	{ "gid", true, set_gid },
+	{ "drop-caps", false, drop_caps },
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -373,8 +450,10 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 	} else if (eq) {
 		fail("option '--%s' takes no argument", opt->name);
 	}
-	if ((err = opt->handle(set, opt->name, arg)))
-		fail("%s", sbx_strerror(err));
+	if ((err = opt->handle(set, opt->name, arg)) && arg)
+		fail("--%s %s: %s", opt->name, arg, sbx_strerror(err));
+	if (err)
+		fail("--%s: %s", opt->name, sbx_strerror(err));
 	return i;
 }
 
@@ -389,12 +468,18 @@ static int parse_options(struct settings *set, int argc, char **argv)
 		fail("%s", sbx_strerror(err));
 	sbx_scopeattr_setlogger(&set->scope, logger, set);
 	while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
-		if (!strcmp(argv[i], "--"))
-			return i + 1;
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
 		if (argv[i][1] != '-')
 			fail("unknown option '%s'", argv[i]);
 		i = parse_option(set, argc, argv, i);
 	}
+	if (set->gid_set && !set->uid_set)
+		fail("%s", "--gid needs --uid");
+	if (set->uid_set && (err = sbx_scopeattr_setids(&set->scope, set->uid, set->gid)))
+		fail("--uid: %s", sbx_strerror(err));
 	return i;
 }
 

@@ -27,19 +27,22 @@ extern "C" {
 #endif
 
 #define SBX_VERSION_MAJOR 0
-#define SBX_VERSION_MINOR 1
+#define SBX_VERSION_MINOR 2
 
 /* ------------------------------------------------------------------------
  * Error numbers and exit status
  * --------------------------------------------------------------------- */
 
-/* Returned when Landlock is present but refused the ruleset: the program
- * did not run.  Outside the range of the C library's errno values. */
+/* Returned when the confinement the scope asks for could not be applied in
+ * the child (Landlock present and refusing the ruleset, or a control such
+ * as a change of ids failing): the program did not run.  Outside the range
+ * of the C library's errno values. */
 #define SBX_EREFUSED 2001
 
-/* Exit status of a child whose ruleset was refused (after one line on its
- * standard error).  Deliberately not 127, which means "command not found";
- * 125 is the env(1) and timeout(1) status for "the launcher itself failed". */
+/* Exit status of a child whose confinement was refused (after one line on
+ * its standard error).  Deliberately not 127, which means "command not
+ * found"; 125 is the env(1) and timeout(1) status for "the launcher itself
+ * failed". */
 #define SBX_EXIT_REFUSED 125
 
 /* Describes err: the library's own numbers, else strerror(3)'s text. */
@@ -92,6 +95,11 @@ typedef struct sbx_scopeattr {
 #define SBX_SCOPE_NO_SIGNAL 0x20        /* signals to processes outside the child's domain (ABI 6) */
 #define SBX_SCOPE_NO_UNIX_CONNECT 0x40  /* pathname unix sockets outside granted paths (ABI 9) */
 #define SBX_SCOPE_NO_IO_URING 0x80      /* io_uring_setup/enter/register fail with EPERM (seccomp) */
+/* Privilege: Landlock confines data only for an unprivileged child. */
+#define SBX_SCOPE_DROP_CAPS 0x100       /* every capability dropped before exec, for good */
+/* Expanded directories (the ancestors of a restricted path) stay listable:
+ * the names beneath a denial become visible, never their contents. */
+#define SBX_SCOPE_LISTABLE 0x200
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
@@ -111,6 +119,11 @@ int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_R
 /* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
  * it on every other: sets the matching SBX_SCOPE_NO_TCP_* flag. */
 int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port);
+/* Runs the child under uid and gid, supplementary groups cleared (the
+ * caller needs the privilege to change them).  uid (uid_t)-1 removes it. */
+int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid);
+int sbx_scopeattr_getids(const sbx_scopeattr_t *SBX_RESTRICT scope, uid_t *SBX_RESTRICT uid,
+                         gid_t *SBX_RESTRICT gid);
 /* Enforce no more than Landlock ABI abi would (1..9); 0 removes the cap. */
 int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi);
 int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT abi);
@@ -134,7 +147,9 @@ enum sbx_event_kind {
 	SBX_EVENT_ALIAS,         /* path2 is a second name (bind mount) of denied path */
 	SBX_EVENT_REFUSED,       /* Landlock refused the ruleset: the program did not run */
 	SBX_EVENT_EXPAND,        /* debug: path was listed and its siblings are being granted */
-	SBX_EVENT_DOWNGRADED     /* a requested control is beyond this kernel: path names it */
+	SBX_EVENT_DOWNGRADED,    /* a requested control is beyond this kernel: path names it */
+	SBX_EVENT_PRIVILEGED,    /* the child keeps uid 0 or capabilities (once per process) */
+	SBX_EVENT_FROZEN         /* the scope freezes TMPDIR or the working directory: path */
 };
 
 typedef struct sbx_event {
@@ -183,8 +198,14 @@ typedef struct sbx_outcome {
 	int stage;           /* enum sbx_stage where the spawn failed */
 	int action;          /* index of the failing file action, else -1 */
 	int error;           /* errno of the failure or refusal, else 0 */
-	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced */
+	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full */
+	int privilege;       /* SBX_PRIVILEGE_*: what the child kept */
+	int __reserved[7];
 } sbx_outcome_t;
+
+/* What a confined child kept of its parent's privilege (sbx_outcome_t). */
+#define SBX_PRIVILEGE_ROOT 0x1 /* it runs as uid 0 */
+#define SBX_PRIVILEGE_CAPS 0x2 /* it has, or regains at exec, capabilities */
 
 int sbx_outcome_get(sbx_outcome_t *outcome);
 

@@ -32,6 +32,35 @@ static int tcp(const char *port, int do_bind)
 	               : connect(fd, (struct sockaddr *)&sin, sizeof(sin));
 }
 
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+/* The other roads to TCP: an MPTCP socket connected or bound, a connect
+ * hidden in sendto(MSG_FASTOPEN), listen(2) on a socket never bound (it
+ * prints the port it was given). */
+static int tcp_other(const char *how, const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
+	                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int mptcp = !strncmp(how, "mptcp", 5);
+	int fd = socket(AF_INET, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0);
+
+	if (fd < 0)
+		return -1;
+	if (!strcmp(how, "mptcp-connect"))
+		return connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	if (!strcmp(how, "mptcp-bind"))
+		return bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+	if (!strcmp(how, "fastopen"))
+		return sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&sin, sizeof(sin)) < 0 ? -1 : 0;
+	if (listen(fd, 1) || getsockname(fd, (struct sockaddr *)&sin, &len))
+		return -1;
+	fprintf(stderr, "listening on port %u\n", ntohs(sin.sin_port));
+	return 0;
+}
+
 /* Connects to a unix socket; an abstract one when name starts with '@'. */
 static int unix_connect(const char *name)
 {
@@ -88,6 +117,8 @@ int main(int argc, char **argv)
 		}
 		return done(n < 0 ? -1 : 0);
 	}
+	if (!strcmp(op, "openw"))
+		return done(open(a, O_WRONLY | O_CLOEXEC)); /* opened, nothing written */
 	if (!strcmp(op, "write")) {
 		if ((fd = open(a, O_WRONLY | O_APPEND)) < 0)
 			return done(-1);
@@ -128,6 +159,9 @@ int main(int argc, char **argv)
 		return done(tcp(a, 0));
 	if (!strcmp(op, "bind"))
 		return done(tcp(a, 1));
+	if (!strcmp(op, "mptcp-connect") || !strcmp(op, "mptcp-bind") || !strcmp(op, "fastopen") ||
+	    !strcmp(op, "listen"))
+		return done(tcp_other(op, a));
 	if (!strcmp(op, "unix"))
 		return done(unix_connect(a));
 	if (!strcmp(op, "kill"))
