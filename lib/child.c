@@ -293,7 +293,7 @@ CHILD static _Noreturn void child_refuse(struct child *c, bool landlock, const c
 	struct line l = { .len = 0 };
 
 	put(&l, "sbxspawn: ");
-	put(&l, c->file);
+	put(&l, c->shown);
 	/* Landlock's own steps, and the controls it cannot enforce, are a
 	 * refused ruleset; the ids, capabilities and filter, a confinement that
 	 * could not be applied. */

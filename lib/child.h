@@ -43,6 +43,7 @@ struct child_result {
  * writes its result into). */
 struct child {
 	const char *file;        /* the program, or the name to look up */
+	char shown[512];         /* file, escaped for the refusal line */
 	const char *search_path; /* PATH for the lookup; NULL: exec file as it is */
 	char *const *argv;
 	char *const *envp;

@@ -95,6 +95,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
                          char *const argv[], char *const envp[])
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];

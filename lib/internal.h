@@ -19,6 +19,15 @@
 #define SBX_KEEP_ERRNO int sbx__saved_errno __attribute__((cleanup(sbx__restore_errno))) = errno
 void sbx__restore_errno(const int *saved);
 
+/* Turns cancellation off for the rest of the function, as glibc does for
+ * posix_spawn: a call that holds locks, descriptors and memory must not
+ * stop halfway at a cancellation point (its own, or a logger's).  A cancel
+ * that came meanwhile acts at the caller's next cancellation point. */
+#define SBX_NO_CANCEL int sbx__cancel_state __attribute__((cleanup(sbx__restore_cancel))) = \
+	sbx__disable_cancel()
+int sbx__disable_cancel(void);
+void sbx__restore_cancel(const int *old);
+
 /* ---- paths (resolve.c) ----------------------------------------------- */
 
 /* Makes path absolute against the working directory, follows every
@@ -208,6 +217,11 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
                      char *const envp[]);
 
 /* ---- diagnostics (diag.c) ------------------------------------------- */
+
+/* in, escaped into out (cap bytes, at most 4 per byte of in): a backslash,
+ * newline, tab or return as \\, \n, \t, \r; another control character, or a
+ * byte that is not valid UTF-8, as \xHH. */
+size_t sbx__escape(const char *in, char *out, size_t cap);
 
 void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
                 const char *path2, const char *fmt, ...)

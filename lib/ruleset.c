@@ -181,6 +181,7 @@ int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)
 SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 	struct sbx_ruleset *rs, *old, *cache;
 	int err;

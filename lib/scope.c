@@ -26,6 +26,7 @@ SBX_EXPORT int sbx_scopeattr_init(sbx_scopeattr_t *scope)
 SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 
 	if (!s)
@@ -44,6 +45,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 	struct sbx_scope_rule *grown;
 	char resolved[PATH_MAX], *copy;
@@ -89,6 +91,8 @@ SBX_EXPORT int sbx_scopeattr_addreadonly(sbx_scopeattr_t *restrict scope, const 
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	if (!scope->__scope || (flags & ~KNOWN_FLAGS))
 		return EINVAL;
 	if (scope->__scope->flags != flags)
@@ -108,6 +112,7 @@ SBX_EXPORT int sbx_scopeattr_getflags(const sbx_scopeattr_t *restrict scope, int
 SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port)
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 	struct sbx_port *grown;
 
@@ -127,6 +132,8 @@ SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsign
 
 SBX_EXPORT int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid)
 {
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 
 	if (!s || (uid != (uid_t)-1 && gid == (gid_t)-1))
@@ -153,6 +160,8 @@ SBX_EXPORT int sbx_scopeattr_getids(const sbx_scopeattr_t *restrict scope, uid_t
 
 SBX_EXPORT int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi)
 {
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	if (!scope->__scope || abi < 0 || abi > ABI_MAX)
 		return EINVAL;
 	if (scope->__scope->abi_cap != abi)

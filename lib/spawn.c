@@ -205,6 +205,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
                  char *const envp[restrict])
 {
 	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
 	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1 };
@@ -231,6 +232,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		goto out;
 	if (scope)
 		privilege = sbx__privilege_kept(scope, c.flags);
+	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
 	if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden)))
 		goto out;

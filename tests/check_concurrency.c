@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
@@ -252,6 +253,123 @@ START_TEST(test_stress_with_reaper)
 }
 END_TEST
 
+/* ---- cancellation --------------------------------------------------------- */
+
+struct cancelled {
+	sbx_scopeattr_t *scope;
+	pid_t pid;
+	int err;
+};
+
+/* A logger that asks for its own thread's cancellation in the middle of a
+ * compile, where a cancellation point comes next (an openat, a poll). */
+static void cancel_self(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_EXPAND)
+		pthread_cancel(pthread_self());
+}
+
+static void *spawn_then_testcancel(void *arg)
+{
+	struct cancelled *c = arg;
+	char *argv[] = { "true", NULL };
+
+	c->err = sbx_posix_spawn(&c->pid, "/bin/true", NULL, NULL, c->scope, argv, environ);
+	pthread_testcancel();
+	c->err = -1; /* not reached: the cancel acts here, after the call */
+	return NULL;
+}
+
+/* Like posix_spawn, sbx_posix_spawn cannot be cancelled: a cancel that
+ * comes during the call acts at the caller's next cancellation point, and
+ * leaves no lock held, no descriptor open, no child lost. */
+START_TEST(test_cancel_inside_spawn)
+{
+	struct cancelled c = { 0 };
+	sbx_scopeattr_t s;
+	char *dir = make_tmpdir(), *argv[] = { "true", NULL };
+	pthread_t t;
+	void *ret;
+	pid_t pid;
+	int before = count_fds();
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, cancel_self, NULL);
+	sbx_scopeattr_adddeny(&s, join(dir, "denied"));
+	c.scope = &s;
+	ck_assert_int_eq(pthread_create(&t, NULL, spawn_then_testcancel, &c), 0);
+	ck_assert_int_eq(pthread_join(t, &ret), 0);
+	ck_assert_ptr_eq(ret, PTHREAD_CANCELED);
+	ck_assert_int_eq(c.err, 0);
+	ck_assert_int_gt(c.pid, 0);
+	ck_assert_int_eq(WEXITSTATUS(wait_status(c.pid)), 0);
+	/* The scope still works, from another thread (nothing was left
+	 * locked), and releases everything. */
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(count_fds(), before);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+static void *spawn_and_wait(void *arg)
+{
+	sbx_scopeattr_t *scope = arg;
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+
+	for (;;) {
+		if (sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, scope, argv, environ) == 0)
+			waitpid(pid, NULL, 0); /* a cancellation point */
+	}
+	return NULL;
+}
+
+/* Threads cancelled at random moments while they spawn with one kept scope,
+ * its directory changing meanwhile (so that spawns list it again). */
+START_TEST(test_cancel_stress)
+{
+	sbx_scopeattr_t s;
+	char *dir = make_tmpdir(), *argv[] = { "true", NULL };
+	int before, rounds = 200 / scale();
+	pid_t pid;
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, join(dir, "denied"));
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
+	wait_status(pid);
+	before = count_fds();
+	srand(7);
+	for (int i = 0; i < rounds; i++) {
+		pthread_t t;
+		char name[64];
+
+		snprintf(name, sizeof(name), "churn%d", i);
+		write_file(join(dir, name), "", 0644);
+		ck_assert_int_eq(pthread_create(&t, NULL, spawn_and_wait, &s), 0);
+		usleep((useconds_t)(rand() % 2000));
+		pthread_cancel(t);
+		pthread_join(t, NULL);
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0 || waitpid(-1, NULL, 0) > 0)
+		;
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
+	/* The kept compile's own descriptors may have been renewed, not
+	 * multiplied. */
+	ck_assert_int_le(count_fds(), before);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(count_zombies(), 0);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *suite_concurrency(void)
 {
 	Suite *s = suite_create("concurrency");
@@ -265,6 +383,8 @@ Suite *suite_concurrency(void)
 	tcase_set_timeout(stress, 4 * SPAWN_TIMEOUT);
 	tcase_add_test(stress, test_signal_flood);
 	tcase_add_test(stress, test_stress_with_reaper);
+	tcase_add_test(stress, test_cancel_inside_spawn);
+	tcase_add_test(stress, test_cancel_stress);
 	suite_add_tcase(s, stress);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -617,6 +618,77 @@ START_TEST(test_no_mount_table)
 }
 END_TEST
 
+/* Without /proc, a scope that restricts nothing needs no mount table: it
+ * re-admits, and nothing is denied that a second name could show. */
+START_TEST(test_allow_only_without_proc)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	sbx_outcome_t oc;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	argv[2] = t.secret;
+	scope_make(&s, &seen, NULL);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
+	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), 0);
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+	ck_assert_int_eq(mount("proc", "/proc", "proc", 0, NULL), 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* A name holding a newline and what looks like a line of the library's own
+ * must not forge a second line: every event is one line, its names
+ * escaped (and bytes that are no text, too). */
+START_TEST(test_forged_log_line)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char forged[4096], bad[4096], *argv[] = { "true", NULL }, buf[65536];
+	int fd = memfd_create("stderr", 0), saved = dup(2), lines = 0;
+	ssize_t n;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	/* Hard-linked (so that the compile says it stays unreachable). */
+	snprintf(forged, sizeof(forged), "%s/x\nsbxspawn: forged \033[2J", t.projects);
+	snprintf(bad, sizeof(bad), "%s/\xff\xfe", t.projects);
+	write_file(forged, "x\n", 0644);
+	ck_assert_int_eq(link(forged, join(t.mine, "l1")), 0);
+	ck_assert_int_eq(link(forged, bad), 0);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0); /* the default logger */
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	dup2(fd, 2);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
+	dup2(saved, 2);
+	wait_status(pid);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	for (char *p = buf; *p; p = strchr(p, '\n') + 1) {
+		ck_assert_msg(!strncmp(p, "sbxspawn: ", 10), "a line not the library's: %s", p);
+		ck_assert_msg(strncmp(p, "sbxspawn: forged", 16), "a forged line: %s", buf);
+		lines += strstr(p, "stays unreachable") && strstr(p, "stays unreachable") < strchr(p, '\n');
+	}
+	ck_assert_int_eq(lines, 2);
+	ck_assert_ptr_nonnull(strstr(buf, "x\\nsbxspawn: forged \\x1b[2J"));
+	ck_assert_ptr_nonnull(strstr(buf, "\\xff\\xfe"));
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_reuse_after_dotdot)
 {
 	struct tree t;
@@ -683,6 +755,8 @@ Suite *suite_outcomes(void)
 	tcase_add_test(tc, test_alias_moved_mount);
 	tcase_add_test(tc, test_no_mount_table);
 	tcase_add_test(tc, test_reuse_after_dotdot);
+	tcase_add_test(tc, test_allow_only_without_proc);
+	tcase_add_test(tc, test_forged_log_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
