@@ -6,10 +6,12 @@
 #include <stdio.h>
 
 /* capture's exit statuses, after env(1): 125, 126 and 127 are its own,
- * any other status of the command is printed, not passed on. */
+ * any other status of the command is printed, not passed on.  125: not
+ * run, because the sandbox was refused, or required and absent, or
+ * capture itself failed. */
 #define CAPTURE_RAN 0           /* the command ran; "[exit N]" tells how it ended */
 #define CAPTURE_BAD_INPUT 2     /* bad usage, or the input file cannot be opened */
-#define CAPTURE_NOT_RUN 125     /* not run: the sandbox was refused, or required and absent */
+#define CAPTURE_NOT_RUN 125     /* not run (see above) */
 #define CAPTURE_CANNOT_EXEC 126 /* found, but could not be executed */
 #define CAPTURE_NOT_FOUND 127   /* not found */
 
