@@ -585,7 +585,9 @@ START_TEST(test_run)
 {
 	char *exit3[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
 	char *killed[] = { "sh", "-c", "kill -9 $$", NULL };
-	char *missing[] = { "sbx-testing-no-such-program", NULL };
+	/* By path: a search of PATH says EACCES where a directory of it
+	 * cannot be searched. */
+	char *missing[] = { "/nonexistent/sbx-testing-program", NULL };
 	char *out;
 	int status;
 

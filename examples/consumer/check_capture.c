@@ -185,13 +185,16 @@ END_TEST
 
 START_TEST(test_failed_exec)
 {
-	char *missing[] = { "capture-no-such-command", NULL };
+	/* By path: a search of PATH says EACCES, not ENOENT, where one of its
+	 * directories cannot be searched. */
+	char *missing[] = { "/nonexistent/capture-no-such-command", NULL };
 	char *not_executable[] = { open_file, NULL };
 	char expected[160];
 
 	ck_assert_int_eq(capture(missing, &confined), CAPTURE_NOT_FOUND);
 	sbx_ck_assert_stage(SBX_STAGE_EXEC, ENOENT);
-	ck_assert_str_eq(complained, "capture: capture-no-such-command: command not found\n");
+	ck_assert_str_eq(complained,
+	                 "capture: /nonexistent/capture-no-such-command: command not found\n");
 	streams_close();
 	streams_open();
 	ck_assert_int_eq(capture(not_executable, &confined), CAPTURE_CANNOT_EXEC);
