@@ -110,6 +110,17 @@ static void watch_mounts(struct sbx_ruleset *out)
 	sbx__fds_end();
 }
 
+/* A compile that fails says where (the directory it worked on, or the
+ * mount table), for nothing runs. */
+static void failed(const struct compiler *cc, int err)
+{
+	const char *where = cc->path[0] ? cc->path : cc->tree.restricts ? "/proc/thread-self/mountinfo" : "/";
+
+	if (err != EINVAL) /* a denial refused under SBX_SCOPE_STRICT: said already */
+		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, NULL,
+		           "the scope could not be compiled: %s: %s", where, strerror(err));
+}
+
 /* The stages in order: the configured paths into the tree, the tree placed
  * among the mounts, the ruleset opened, the grants emitted. */
 static int run(struct compiler *cc)
@@ -131,8 +142,14 @@ static int run(struct compiler *cc)
 	}
 	if ((err = open_ruleset(cc)))
 		return err < 0 ? 0 : err;
-	if ((err = sbx__emit(cc)))
+	err = sbx__emit(cc);
+	sbx__drop_summary(cc);
+	if (err)
 		return err;
+	if (cc->refused) {
+		out->confinement = SBX_OUTCOME_REFUSED;
+		return 0;
+	}
 	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && (!cc->tree.restricts || out->mounts_fd >= 0);
@@ -162,6 +179,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		cc->out = out;
 		cc->closer = (struct closer){ -1, -1 };
 		err = run(cc);
+		if (err)
+			failed(cc, err);
 		sbx__closer_flush(&cc->closer);
 		sbx__tree_free(&cc->tree);
 		sbx__mounts_free(&cc->mounts);

@@ -205,7 +205,9 @@ int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, cons
 /* ---- emit.c: the walk ----------------------------------------------------- */
 
 /* One grant could not be added: the path stays unreachable. */
-enum drop_reason { DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED };
+enum drop_reason {
+	DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED, DROP_ENCLOSED
+};
 
 struct compiler {
 	const struct sbx_scope *scope;
@@ -221,17 +223,27 @@ struct compiler {
 	bool idents_read;
 	char path[PATH_MAX]; /* the directory being worked on */
 	int err;             /* the compile as a whole failed */
+	bool refused;        /* out says why */
+	/* Entries that vanished between listing and opening, said in one
+	 * line by the default logger. */
+	size_t vanished;
+	bool vanished_elsewhere;
+	char vanished_dir[PATH_MAX];
+	char vanished_names[256];
 };
 
 /* Emits every grant of the tree into the ruleset. */
 int sbx__emit(struct compiler *cc);
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
+/* The default logger's one line for the entries that vanished. */
+void sbx__drop_summary(struct compiler *cc);
 
 /* A directory a compile visited, kept so that a later spawn can tell
  * whether compiling again would give the same: what it was, and its
  * entries (all of them, if it was expanded; else the tree's nodes in it). */
 struct sbx_dir {
 	char *path;
+	char *because;    /* a restricted path beneath it, if it was expanded */
 	dev_t dev;
 	ino_t ino;
 	uint64_t mnt;

@@ -60,7 +60,8 @@ SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 {
 	SBX_KEEP_ERRNO;
 
-	if (ev->kind == SBX_EVENT_EXPAND)
+	if (ev->kind == SBX_EVENT_EXPAND ||
+	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)))
 		return;
 	/* One write, so that lines from concurrent spawns do not interleave. */
 	char line[4 * 4096 + 16];

@@ -16,10 +16,38 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat/landlock.h"
 #include "internal.h"
 #include "lib/compiler.h"
+
+static void note_vanished(struct compiler *cc, const char *name)
+{
+	size_t len = strlen(cc->vanished_names);
+
+	if (!cc->vanished++)
+		snprintf(cc->vanished_dir, sizeof(cc->vanished_dir), "%s", cc->path);
+	else if (strcmp(cc->vanished_dir, cc->path))
+		cc->vanished_elsewhere = true;
+	if (cc->vanished <= 3)
+		snprintf(cc->vanished_names + len, sizeof(cc->vanished_names) - len, "%s%s",
+		         len ? ", " : "", name);
+}
+
+void sbx__drop_summary(struct compiler *cc)
+{
+	if (!cc->vanished)
+		return;
+	sbx__event(cc->scope, SBX_EVENT_VANISHED, ENOENT, cc->vanished_dir, NULL,
+	           "%zu %s of %s%s vanished or changed while the scope was compiled and stay%s "
+	           "unreachable: "
+	           "%s%s (the outcome lists them all)", cc->vanished,
+	           cc->vanished == 1 ? "entry" : "entries", cc->vanished_dir,
+	           cc->vanished_elsewhere ? " and other directories" : "",
+	           cc->vanished == 1 ? "s" : "", cc->vanished_names, cc->vanished > 3 ? ", ..." : "");
+}
 
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
@@ -35,6 +63,10 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		return;
 	}
 	rs->ndropped++;
+	/* Each is an event; those of a busy directory are also counted, for
+	 * the one line the default logger says instead (sbx__drop_summary). */
+	if ((why == DROP_FAILED && err == ENOENT) || why == DROP_CHANGED)
+		note_vanished(cc, name);
 	if (why == DROP_UNLISTED)
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "the entries of %s stay unreachable: it could not be listed (%s)", full,
@@ -47,6 +79,11 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: it has other names (hard links) that a denial may "
 		           "cover, so it is not granted", full);
+	else if (why == DROP_ENCLOSED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "the entries of %s keep only what its own rule gives (no writing): the "
+		           "Landlock domain this process runs in forbids listing it (make the "
+		           "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)", full);
 	else if (why == DROP_CHANGED)
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: it changed while the scope was compiled (renamed, "
@@ -213,8 +250,41 @@ static void record(struct compiler *cc, const struct visit *v, struct entry *e, 
 	}
 }
 
-/* Lists the directory and judges every entry that is not a node. */
-static void expand(struct compiler *cc, struct visit *v, uint64_t rights)
+/* What a program needs of the files it runs. */
+#define RUN_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE)
+
+/* Whether a directory that could not be listed (EACCES) may be listed as
+ * far as its permissions go: then what forbids it is a security module,
+ * the Landlock domain this process itself runs in. */
+static bool enclosed(int dirfd)
+{
+	return syscall(SYS_faccessat2, dirfd, "", R_OK | X_OK, AT_EMPTY_PATH) == 0;
+}
+
+/* A scope compiled inside a Landlock domain that expanded (and so froze)
+ * a directory this scope must expand too: without its names there is no
+ * ruleset that denies what this scope denies and lets the child run.
+ * Refused, at compile time, saying why and what to do. */
+static void refuse_enclosed(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+
+	if (asprintf(&out->refused_text,
+	             "listing %s, which the Landlock domain this process runs in forbids (make the "
+	             "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)",
+	             cc->path) < 0) {
+		out->refused_text = NULL;
+		cc->err = ENOMEM;
+		return;
+	}
+	out->refused_call = out->refused_text;
+	out->error = EACCES;
+	cc->refused = true;
+}
+
+/* Lists the directory and judges every entry that is not a node; `have' is
+ * what the rules on it and above give its entries already. */
+static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t rights)
 {
 	struct judge j = { .rs = cc->out, .scope = cc->scope, .mounts = &cc->mounts,
 	                   .closer = &cc->closer, .dir = cc->path, .rel = v->rel,
@@ -228,9 +298,18 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t rights)
 		sbx__listing_free(&v->l);
 		err = sbx__listing_read(v->fd, &v->l);
 	}
-	if (err) {
+	if (err == EACCES && enclosed(v->fd)) {
+		/* Its entries keep what its rule gives: enough to run (a
+		 * read-only path below) is narrower; not enough is a refusal. */
+		if ((have & RUN_RIGHTS) == RUN_RIGHTS)
+			sbx__drop(cc, "", err, DROP_ENCLOSED);
+		else
+			refuse_enclosed(cc);
+	} else if (err) {
 		if (!fatal(cc, err))
 			sbx__drop(cc, "", err, DROP_UNLISTED);
+	}
+	if (err) {
 		sbx__listing_free(&v->l);
 		return;
 	}
@@ -327,6 +406,21 @@ static void emit_kid(struct compiler *cc, struct visit *v, const struct node *ki
 	close(fd);
 }
 
+/* A restricted configured path beneath node n: why it was expanded. */
+static const char *restricted_beneath(const struct node *n)
+{
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		const struct node *k = &n->kids[i];
+		const char *p;
+
+		if (k->path && (k->mode == SBX_MODE_DENY || k->mode == SBX_MODE_READONLY))
+			return k->path;
+		if ((p = restricted_beneath(k)))
+			return p;
+	}
+	return NULL;
+}
+
 /* Keeps what the walk read of the directory, for reuse. */
 static void keep(struct compiler *cc, struct visit *v)
 {
@@ -348,7 +442,9 @@ static void keep(struct compiler *cc, struct visit *v)
 	                       .rights = v->rights, .expanded = v->expanded, .foreign = v->foreign,
 	                       .trust_ino = sbx__fs_trusts_ino(v->fs_type), .fs_type = v->fs_type,
 	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started) };
-	if (!(d->path = strdup(cc->path))) {
+	if (!(d->path = strdup(cc->path)) ||
+	    (v->expanded && restricted_beneath(v->n) && !(d->because = strdup(restricted_beneath(v->n))))) {
+		free(d->path);
 		cc->err = ENOMEM;
 		return;
 	}
@@ -374,22 +470,29 @@ static void emit_dir(struct compiler *cc, const struct node *n, int fd, const st
                      uint64_t have)
 {
 	struct visit v = { .n = n, .fd = fd, .sx = *sx };
+	uint64_t own;
 	int err;
 
 	if (!place_dir(cc, &v))
 		return;
+	own = own_rights(cc, &v, have);
+	/* Listable, an expanded directory keeps the right to be listed, which
+	 * holds beneath it too: the names of a denial show, never what they
+	 * hold. */
+	if ((cc->scope->flags & SBX_SCOPE_LISTABLE) && (n->want & ~(have | n->common)))
+		own |= LANDLOCK_ACCESS_FS_READ_DIR;
 	if ((err = sbx__grant(&(struct judge){ .rs = cc->out, .scope = cc->scope, .dir = cc->path,
 	                                       .file_rights = cc->rights.file },
-	                      fd, true, own_rights(cc, &v, have), "")))
+	                      fd, true, own, "")))
 		sbx__drop(cc, "", err, DROP_FAILED);
 	have |= n->common;
 	if (n->want & ~have) {
 		((struct node *)n)->flags |= NODE_EXPANDED;
-		expand(cc, &v, n->want & ~have);
+		expand(cc, &v, have, n->want & ~have);
 	}
-	for (uint32_t i = 0; i < n->nkids && !cc->err; i++)
+	for (uint32_t i = 0; i < n->nkids && !cc->err && !cc->refused; i++)
 		emit_kid(cc, &v, &n->kids[i], have);
-	if (!cc->err)
+	if (!cc->err && !cc->refused)
 		keep(cc, &v);
 	sbx__listing_free(&v.l);
 }

@@ -119,6 +119,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 		if ((err = sbx__scope_get(scope, &rs)))
 			goto out;
 		privilege = sbx__privilege_kept(scope, 0);
+		sbx__announce_frozen(scope, rs, envp, NULL);
 		if ((err = restrict_self(scope, rs, &call))) {
 			sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
 			           "%s: not run: Landlock refused the ruleset: %s: %s", file, call,

@@ -178,6 +178,7 @@ struct sbx_ruleset {
 	int kernel_abi;
 	int error;        /* why the ruleset was refused */
 	const char *refused_call; /* what refused it */
+	char *refused_text;       /* refused_call, where it is made for this compile */
 	int controls;     /* SBX_SCOPE_NO_* enforced in full */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
 	uint64_t net;     /* the network rights the ruleset handles */
@@ -198,6 +199,7 @@ struct sbx_ruleset {
 	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
 	ino_t mounts_ino;
 	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */
+	atomic_bool announced;             /* what it freezes was said */
 	pthread_mutex_t check_lock;
 };
 
@@ -231,6 +233,13 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
  * dropped grants when rs is given. */
 void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action,
                          int error, int privilege);
+
+/* ---- frozen directories (frozen.c) ------------------------------------- */
+
+/* Says, once per ruleset, if it freezes the directory the child will use
+ * for temporary files (TMPDIR in envp, else /tmp) or work in. */
+void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
+                          char *const envp[], const sbx_file_actions_t *fa);
 
 /* ---- privilege (privilege.c) ----------------------------------------- */
 

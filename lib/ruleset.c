@@ -28,11 +28,14 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	free(rs->dropped);
 	for (size_t i = 0; i < rs->ndirs; i++) {
 		free(rs->dirs[i].path);
+		free(rs->dirs[i].because);
 		sbx__listing_free(&rs->dirs[i].kept);
 	}
 	free(rs->dirs);
 	sbx__seccomp_free(rs->filter);
 	rs->filter = NULL;
+	free(rs->refused_text);
+	rs->refused_text = NULL;
 	rs->fd = rs->mounts_fd = -1;
 	rs->dropped = NULL;
 	rs->ndropped = 0;

@@ -230,8 +230,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	}
 	if (scope && (err = prepare_scope(&c, scope, &rs)))
 		goto out;
-	if (scope)
+	if (scope) {
 		privilege = sbx__privilege_kept(scope, c.flags);
+		sbx__announce_frozen(scope, rs, envp, fa);
+	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
 	if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden)))

@@ -192,25 +192,70 @@ static int add_path(struct builder *b, const char *path, enum sbx_mode mode)
 	return 0;
 }
 
+/* Devices a program writes to as it writes to nothing, which stay writable
+ * under a read-only path (a configure script under `--readonly /' sends its
+ * output to /dev/null): granted unless a path names them or a denial covers
+ * them. */
+static const struct sbx_scope_rule harmless[] = {
+	{ SBX_MODE_ALLOW, (char *)"/dev/null" },   { SBX_MODE_ALLOW, (char *)"/dev/zero" },
+	{ SBX_MODE_ALLOW, (char *)"/dev/full" },   { SBX_MODE_ALLOW, (char *)"/dev/tty" },
+	{ SBX_MODE_ALLOW, (char *)"/dev/random" }, { SBX_MODE_ALLOW, (char *)"/dev/urandom" },
+};
+
+/* The mode the scope's own rules give path: its nearest configured
+ * ancestor's (the widest, of one path given twice); -1 where it is named. */
+static int governing_mode(const struct sbx_scope *scope, const char *path)
+{
+	size_t best = 0;
+	int mode = SBX_MODE_ALLOW;
+
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const char *r = scope->rules[i].path;
+		size_t len = strlen(r);
+
+		if (!strcmp(r, path))
+			return -1;
+		if (sbx__path_covers(r, path) && (len > best || (len == best && (int)scope->rules[i].mode > mode))) {
+			best = len;
+			mode = (int)scope->rules[i].mode;
+		}
+	}
+	return mode;
+}
+
 /* The scope's rules, less the denials that would stop every program (each
- * said once), in path order. */
+ * said; under SBX_SCOPE_STRICT the compile fails), with the harmless
+ * devices a read-only path would take away, in path order. */
 static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule ***out, size_t *n)
 {
-	const struct sbx_scope_rule **v = malloc((scope->nrules + 1) * sizeof(*v));
+	size_t room = scope->nrules + sizeof(harmless) / sizeof(harmless[0]) + 1;
+	const struct sbx_scope_rule **v = malloc(room * sizeof(*v));
 
 	if (!v)
 		return ENOMEM;
+	bool readonly = false;
+
 	pthread_once(&runtime_once, runtime_probe);
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i) : NULL;
 
-		if (why)
-			sbx__event(scope, SBX_EVENT_IGNORED_DENY, 0, scope->rules[i].path, NULL,
-			           "not denying %s: %s", scope->rules[i].path, why);
-		else
+		readonly |= scope->rules[i].mode == SBX_MODE_READONLY;
+		if (!why) {
 			v[(*n)++] = &scope->rules[i];
+			continue;
+		}
+		sbx__event(scope, SBX_EVENT_IGNORED_DENY, 0, scope->rules[i].path, NULL,
+		           "not denying %s: %s%s", scope->rules[i].path, why,
+		           scope->flags & SBX_SCOPE_STRICT ? "; SBX_SCOPE_STRICT: nothing runs" : "");
+		if (scope->flags & SBX_SCOPE_STRICT) {
+			free(v);
+			return EINVAL;
+		}
 	}
+	for (size_t i = 0; readonly && i < sizeof(harmless) / sizeof(harmless[0]); i++)
+		if (governing_mode(scope, harmless[i].path) == SBX_MODE_READONLY)
+			v[(*n)++] = &harmless[i];
 	if (*n)
 		qsort(v, *n, sizeof(*v), by_path);
 	*out = v;

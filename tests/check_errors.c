@@ -69,6 +69,27 @@ void *realloc(void *p, size_t size)
 	return fails() ? NULL : REAL(realloc)(p, size);
 }
 
+/* The sanitizer has strdup allocate on its own: through malloc here. */
+char *strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *copy = malloc(len);
+
+	return copy ? memcpy(copy, s, len) : NULL;
+}
+
+char *strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
 #define REQUIRE_FAILING_ALLOCATIONS()                                                     \
 	do {                                                                              \
 		if (!CAN_FAIL_ALLOCATIONS) {                                              \

@@ -26,10 +26,10 @@
 
 /* A logger that keeps what it is told. */
 struct seen {
-	int count[8];
-	char path[8][4096];
-	char path2[8][4096];
-	int error[8];
+	int count[16];
+	char path[16][4096];
+	char path2[16][4096];
+	int error[16];
 	/* With remove set: on the EXPAND event of `when', rmdir `remove' (and
 	 * put a file in its place when replace is set). */
 	const char *when, *remove;

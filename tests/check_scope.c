@@ -257,7 +257,7 @@ END_TEST
 
 START_TEST(test_default_logger_line)
 {
-	sbx_event_t ev = { .kind = SBX_EVENT_DROPPED, .error = ENOENT, .path = "/x",
+	sbx_event_t ev = { .kind = SBX_EVENT_DROPPED, .error = EMLINK, .path = "/x",
 	                   .message = "/x stays unreachable" };
 	char buf[256] = { 0 };
 	FILE *saved = stderr;
@@ -265,6 +265,11 @@ START_TEST(test_default_logger_line)
 	stderr = fmemopen(buf, sizeof(buf), "w");
 	sbx_logger_default(&ev, NULL);
 	ev.kind = SBX_EVENT_EXPAND; /* debug: not printed */
+	sbx_logger_default(&ev, NULL);
+	/* One entry that vanished while compiling: said in the one line of
+	 * SBX_EVENT_VANISHED instead. */
+	ev = (sbx_event_t){ .kind = SBX_EVENT_DROPPED, .error = ENOENT, .path = "/y",
+	                    .message = "/y stays unreachable" };
 	sbx_logger_default(&ev, NULL);
 	fclose(stderr);
 	stderr = saved;

@@ -24,6 +24,7 @@ Suite *suite_sbxrun(void);
 Suite *suite_controls(void);
 Suite *suite_errors(void);
 Suite *suite_escape(void);
+Suite *suite_usability(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_controls());
 	srunner_add_suite(sr, suite_errors());
 	srunner_add_suite(sr, suite_escape());
+	srunner_add_suite(sr, suite_usability());
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);
 	else

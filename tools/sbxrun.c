@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -56,6 +57,11 @@ static const char usage_text[] =
 	"                   reconfigure the kernel past any Landlock boundary\n"
 	"  --gid GROUP      and as GROUP (default: USER's own group)\n"
 	"  --drop-caps      drop every capability, for good\n"
+	"\n"
+	"  --listable       directories on the way to a restricted path can be listed\n"
+	"                   (names beneath a denial show, never what they hold)\n"
+	"  --tmpdir DIR     TMPDIR=DIR for COMMAND, and DIR allowed: where a denial\n"
+	"                   freezes /tmp, a directory of its own for temporary files\n"
 	"\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
@@ -228,7 +234,9 @@ static void logger(const sbx_event_t *ev, void *arg)
 {
 	const struct settings *set = arg;
 
-	if (ev->kind == SBX_EVENT_EXPAND || (set->quiet && ev->kind != SBX_EVENT_REFUSED))
+	if (ev->kind == SBX_EVENT_EXPAND ||
+	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)) ||
+	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
 		return;
 	fprintf(stderr, "sbxrun: %s\n", ev->message);
 }
@@ -351,6 +359,27 @@ static int drop_caps(struct settings *set, const char *name, const char *arg)
 	return add_flags(&set->scope, SBX_SCOPE_DROP_CAPS);
 }
 
+static int set_listable(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_LISTABLE);
+}
+
+/* A directory for the command's temporary files, where a denial under
+ * /tmp would freeze /tmp: re-admitted, and named by TMPDIR. */
+static int set_tmpdir(struct settings *set, const char *name, const char *arg)
+{
+	struct stat st;
+	int err;
+
+	if (stat(arg, &st))
+		return errno;
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	if ((err = sbx_scopeattr_addallow(&set->scope, arg)))
+		return err;
+	return setenv("TMPDIR", arg, 1) ? errno : 0;
+}
+
 /* The flags of control_options, each its own option. */
 static int set_control(struct settings *set, const char *name, const char *arg)
 {
@@ -383,6 +412,8 @@ static const struct option_spec {
 	{ "uid", true, set_uid },
 	{ "gid", true, set_gid },
 	{ "drop-caps", false, drop_caps },
+	{ "listable", false, set_listable },
+	{ "tmpdir", true, set_tmpdir },
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))

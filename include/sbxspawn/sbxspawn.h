@@ -149,7 +149,11 @@ enum sbx_event_kind {
 	SBX_EVENT_EXPAND,        /* debug: path was listed and its siblings are being granted */
 	SBX_EVENT_DOWNGRADED,    /* a requested control is beyond this kernel: path names it */
 	SBX_EVENT_PRIVILEGED,    /* the child keeps uid 0 or capabilities (once per process) */
-	SBX_EVENT_FROZEN         /* the scope freezes TMPDIR or the working directory: path */
+	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR or the working directory: path */
+	SBX_EVENT_FAILED,        /* the scope could not be compiled at path: nothing ran */
+	SBX_EVENT_VANISHED       /* how many entries (path: the first directory) vanished or
+	                            changed while the scope was compiled; each was an
+	                            SBX_EVENT_DROPPED with error ENOENT or ESTALE */
 };
 
 typedef struct sbx_event {
@@ -162,7 +166,9 @@ typedef struct sbx_event {
 
 typedef void (*sbx_logger_t)(const sbx_event_t *event, void *arg);
 
-/* The default logger: one line per event on stderr, debug events ignored. */
+/* The default logger: one line per event on stderr, debug events ignored;
+ * entries that vanished or changed while compiling are said in the one
+ * SBX_EVENT_VANISHED line rather than each in its own. */
 void sbx_logger_default(const sbx_event_t *event, void *arg);
 /* logger NULL restores the default logger. */
 int sbx_scopeattr_setlogger(sbx_scopeattr_t *scope, sbx_logger_t logger, void *arg);

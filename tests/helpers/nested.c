@@ -1,5 +1,7 @@
-/* Spawns its arguments with a scope that denies nothing, or that makes
- * PATH read-only ("-r PATH"): a nested launcher trying to widen what it got. */
+/* Spawns its arguments with a scope of its own, through the library: a
+ * nested launcher.  Options, before the command: -r PATH (read-only),
+ * -d PATH (denied), -l (listable).  With none, a scope that denies
+ * nothing: a nested launcher trying to widen what it got. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,15 +13,22 @@ extern char **environ;
 int main(int argc, char **argv)
 {
 	sbx_scopeattr_t scope;
-	int first = 1, err, status;
+	int first = 1, err = 0, status;
 	pid_t pid;
 
 	sbx_scopeattr_init(&scope);
-	if (argc > 3 && !strcmp(argv[1], "-r")) {
-		sbx_scopeattr_addreadonly(&scope, argv[2]);
-		first = 3;
+	while (!err && first < argc && argv[first][0] == '-') {
+		if (!strcmp(argv[first], "-l"))
+			err = sbx_scopeattr_setflags(&scope, SBX_SCOPE_LISTABLE);
+		else if (!strcmp(argv[first], "-r") && first + 1 < argc)
+			err = sbx_scopeattr_addreadonly(&scope, argv[++first]);
+		else if (!strcmp(argv[first], "-d") && first + 1 < argc)
+			err = sbx_scopeattr_adddeny(&scope, argv[++first]);
+		else
+			return 2;
+		first++;
 	}
-	if (first >= argc)
+	if (err || first >= argc)
 		return 2;
 	err = sbx_posix_spawnp(&pid, argv[first], NULL, NULL, &scope, argv + first, environ);
 	sbx_scopeattr_destroy(&scope);

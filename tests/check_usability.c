@@ -1,0 +1,403 @@
+/* Deny lists that real programs can live with: directories that stay
+ * listable, scopes nested in scopes, frozen directories announced, the
+ * harmless devices under a read-only path, strictness, and a busy directory
+ * that is not a storm of warnings. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define FSOP HELPER_DIR "/fsop"
+#define NESTED HELPER_DIR "/nested"
+#define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
+
+static struct tree t;
+
+/* What the logger saw. */
+static struct {
+	int kind[16];
+	char path[16][4096], path2[16][4096];
+	int error[16];
+} seen;
+
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind < 16) {
+		seen.kind[ev->kind]++;
+		snprintf(seen.path[ev->kind], sizeof(seen.path[0]), "%s", ev->path ? ev->path : "");
+		snprintf(seen.path2[ev->kind], sizeof(seen.path2[0]), "%s", ev->path2 ? ev->path2 : "");
+		seen.error[ev->kind] = ev->error;
+	}
+}
+
+static void setup(void)
+{
+	memset(&seen, 0, sizeof(seen));
+	tree_make(&t);
+}
+
+static void teardown(void)
+{
+	tree_free(&t);
+}
+
+static void scope_new(sbx_scopeattr_t *s, int flags)
+{
+	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
+	sbx_scopeattr_setlogger(s, logger, NULL);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, flags), 0);
+}
+
+/* Runs argv under scope: its exit status, its output in *out (kept until
+ * the next call). */
+static int run(const sbx_scopeattr_t *s, char *const argv[], const char **out)
+{
+	static char *last;
+
+	free(last);
+	last = NULL;
+	return run_scoped(s, argv, out ? &last : NULL) + (out ? (*out = last, 0) : 0);
+}
+
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+
+static char *fmt_cmd(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/* A formatted string in a static ring of buffers. */
+static char *fmt_cmd(const char *f, ...)
+{
+	static char ring[8][8192];
+	static int next;
+	char *b = ring[next++ % 8];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(b, sizeof(ring[0]), f, ap);
+	va_end(ap);
+	return b;
+}
+
+/* ---- 1. listable ------------------------------------------------------------ */
+
+START_TEST(test_listable)
+{
+	sbx_scopeattr_t s;
+	const char *out;
+
+	REQUIRE_LANDLOCK();
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	/* By default the ancestors of a denial cannot be listed. */
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "list", "/"), &out), 1);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "list", t.projects), NULL), 1);
+	sbx_scopeattr_destroy(&s);
+	/* Listable: / and the way down list; the denied directory's names
+	 * show, its contents never. */
+	scope_new(&s, SBX_SCOPE_LISTABLE);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(run(&s, ARGV("/bin/ls", "/"), &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usr"));
+	ck_assert_int_eq(run(&s, ARGV("/bin/ls", t.projects), &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "other"));
+	ck_assert_int_eq(run(&s, ARGV("/bin/ls", t.other), &out), 0);
+	ck_assert_str_eq(out, "secret\n");
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "read", t.secret), &out), 1);
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	/* Nothing more than listing: no file can be made there. */
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "create", (char *)join(t.projects, "new")), NULL), 1);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- 2. nesting -------------------------------------------------------------- */
+
+/* A confined process building a narrower scope for its children: under a
+ * listable scope it works, two and three levels deep, through the library
+ * and through sbxrun, with every level's denials enforced. */
+START_TEST(test_nested_scopes)
+{
+	sbx_scopeattr_t s;
+	const char *out;
+	char *tf = (char *)join(t.third, "file"), *mf = (char *)join(t.mine, "file");
+
+	REQUIRE_LANDLOCK();
+	scope_new(&s, SBX_SCOPE_LISTABLE);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	/* Two levels: the outer denial and the inner one both hold. */
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", mf), &out), 0);
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", tf), &out), 1);
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", t.secret), &out), 1);
+	/* Three levels, the middle one listable too. */
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-l", "-d", t.third, NESTED, "-d", t.mine, FSOP, "read",
+	                              (char *)join(t.projects, "README")), &out), 0);
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-l", "-d", t.third, NESTED, "-d", t.mine, FSOP, "read",
+	                              mf), &out), 1);
+	/* The same with sbxrun, three levels. */
+	ck_assert_int_eq(run(NULL, ARGV(SBXRUN, "--quiet", "--listable", "--deny", t.other, SBXRUN,
+	                                "--quiet", "--listable", "--deny", t.third, SBXRUN, "--quiet",
+	                                "--deny", t.mine, "/bin/sh", "-c",
+	                                fmt_cmd("cat %s; cat %s; cat %s; cat %s/README", t.secret, tf,
+	                                        mf, t.projects)),
+	                 &out), 0);
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	ck_assert_ptr_null(strstr(out, "third\n"));
+	ck_assert_ptr_null(strstr(out, "mine\n"));
+	ck_assert_ptr_nonnull(strstr(out, "readme"));
+	sbx_scopeattr_destroy(&s);
+
+	/* Under a scope that is not listable, an inner scope that must expand
+	 * what the outer one froze is refused at compile time, saying why and
+	 * what to do: never a child that cannot execute. */
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", mf), &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "not run: Landlock refused the ruleset: listing /"));
+	ck_assert_ptr_nonnull(strstr(out, "make the enclosing scope listable"));
+	ck_assert_int_eq(run(&s, ARGV(SBXRUN, "--quiet", "--deny", t.third, FSOP, "read", mf), &out),
+	                 125);
+	ck_assert_ptr_nonnull(strstr(out, "--listable"));
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- 3. frozen directories ------------------------------------------------- */
+
+START_TEST(test_frozen_announced)
+{
+	sbx_scopeattr_t s;
+	sbx_file_actions_t fa;
+	char *env[] = { NULL, NULL }, var[4096];
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	/* TMPDIR holds a denial: the child can make no temporary file there,
+	 * and one event says so, naming it and why. */
+	snprintf(var, sizeof(var), "TMPDIR=%s", t.projects);
+	env[0] = var;
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), env), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_FROZEN], t.projects);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_FROZEN], t.other);
+	/* Once per compile, not per spawn. */
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), env), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FROZEN], 1);
+	sbx_scopeattr_destroy(&s);
+
+	/* The working directory a chdir action gives the child. */
+	memset(&seen, 0, sizeof(seen));
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addchdir(&fa, t.projects);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, &s, ARGV("true"), environ), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_FROZEN], t.projects);
+	sbx_file_actions_destroy(&fa);
+	sbx_scopeattr_destroy(&s);
+
+	/* The remedy: sbxrun --tmpdir, a directory the scope grants. */
+	{
+		char *tmp = (char *)join(t.mine, "tmp"), cmd[8192];
+		const char *out;
+
+		mkdir(tmp, 0755);
+		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --deny %s -- mktemp", t.projects,
+		         SBXRUN, t.other);
+		ck_assert_int_eq(run(NULL, ARGV("/bin/sh", "-c", cmd), &out), 1);
+		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --tmpdir %s --deny %s -- mktemp",
+		         t.projects, SBXRUN, tmp, t.other);
+		ck_assert_int_eq(run(NULL, ARGV("/bin/sh", "-c", cmd), &out), 0);
+		ck_assert_int_eq(strncmp(out, tmp, strlen(tmp)), 0);
+	}
+}
+END_TEST
+
+/* ---- 4. the harmless devices under a read-only path ------------------------ */
+
+START_TEST(test_readonly_devices)
+{
+	sbx_scopeattr_t s;
+	const char *out;
+	char *configure = (char *)join(t.mine, "configure");
+
+	REQUIRE_LANDLOCK();
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, "/"), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.mine), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/null", "x"), NULL), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/zero", "x"), NULL), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/urandom", "x"), NULL), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/random", "x"), NULL), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "openw", "/dev/full"), NULL), 0);
+	/* The rest stays read-only. */
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "create", (char *)join(t.third, "x")), NULL), 1);
+	/* The README's example: what a configure script does, from the
+	 * directory it may write, through sbxrun. */
+	write_file(configure,
+	           "#!/bin/sh\nexec 5>config.log\necho checking >&5\n: >/dev/null\n"
+	           "head -c 4 /dev/zero >conftest.out && rm conftest.out\n"
+	           "echo 'int x;' >conftest.c 2>/dev/null && rm -f conftest.c\necho done\n",
+	           0755);
+	ck_assert_int_eq(run_scoped_cwd(NULL, t.mine,
+	                                ARGV(SBXRUN, "--quiet", "--readonly", "/", "--allow", t.mine,
+	                                     "--", "./configure"),
+	                                NULL), 0);
+	sbx_scopeattr_destroy(&s);
+	/* Named, a device is what the scope says of it. */
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, "/"), 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, "/dev/null"), 0);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/null", "x"), &out), 1);
+	ck_assert_int_eq(run(&s, ARGV(FSOP, "write", "/dev/zero", "x"), NULL), 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- 5. strictness and errors that name their path ------------------------ */
+
+START_TEST(test_strict_ignored_denial)
+{
+	sbx_scopeattr_t s;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	/* Ignored with a warning by default ... */
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/"), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_IGNORED_DENY], 1);
+	/* ... fatal under SBX_SCOPE_STRICT: EINVAL, the event names it,
+	 * nothing runs. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_STRICT), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ),
+	                 EINVAL);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_IGNORED_DENY], "/");
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), EINVAL);
+	sbx_scopeattr_destroy(&s);
+	/* sbxrun: status 125, the path named. */
+	{
+		const char *out;
+
+		ck_assert_int_eq(run(NULL, ARGV(SBXRUN, "--strict", "--deny", "/", "true"), &out), 125);
+		ck_assert_ptr_nonnull(strstr(out, "not denying /"));
+	}
+}
+END_TEST
+
+/* A compile that fails for want of descriptors says where it was. */
+START_TEST(test_compile_error_names_path)
+{
+	sbx_scopeattr_t s;
+	struct rlimit rl;
+	pid_t pid;
+	int err;
+
+	REQUIRE_LANDLOCK();
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)count_fds() + 5;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	err = sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ);
+	ck_assert_int_eq(err, EMFILE);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FAILED], 1);
+	ck_assert_int_eq(seen.error[SBX_EVENT_FAILED], EMFILE);
+	ck_assert_int_eq(seen.path[SBX_EVENT_FAILED][0], '/');
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- 7. a busy directory is one line, not a storm ------------------------- */
+
+/* A logger that sends every event on to the default one, and, when the
+ * busy directory is listed, removes most of what the listing holds: the
+ * entries vanish between listing and opening, as another process's files
+ * do in a busy /tmp. */
+static const char *busy_dir;
+
+static void busy_logger(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	if (ev->kind == SBX_EVENT_EXPAND && !strcmp(ev->path, busy_dir))
+		for (int i = 0; i < 200; i++)
+			if (i % 4)
+				unlink(join(busy_dir, fmt_cmd("f%d", i)));
+	sbx_logger_default(ev, NULL);
+}
+
+START_TEST(test_churn_one_line)
+{
+	char busy[4096], buf[1 << 16];
+	int fd = memfd_create("stderr", 0), saved = dup(2), summaries = 0, others = 0;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	ssize_t n;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	snprintf(busy, sizeof(busy), "%s/busy", t.top);
+	mkdir(busy, 0755);
+	for (int i = 0; i < 200; i++)
+		write_file(join(busy, fmt_cmd("f%d", i)), "", 0644);
+	busy_dir = busy;
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setlogger(&s, busy_logger, NULL);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, join(busy, "denied")), 0);
+	dup2(fd, 2);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
+	dup2(saved, 2);
+	wait_status(pid);
+	/* The outcome lists every one ... */
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_uint_eq(oc.dropped, 150);
+	/* ... and the default logger says it in one line. */
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *p = buf; *p; p = strchr(p, '\n') + 1) {
+		char *end = strchr(p, '\n');
+
+		summaries += strstr(p, "150 entries of") && strstr(p, "150 entries of") < end;
+		others += strstr(p, "stays unreachable") && strstr(p, "stays unreachable") < end;
+	}
+	ck_assert_msg(summaries == 1 && others == 0, "%s", buf);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+Suite *suite_usability(void)
+{
+	Suite *su = suite_create("usability");
+	TCase *tc = tcase_create("deny-lists");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_listable);
+	tcase_add_test(tc, test_nested_scopes);
+	tcase_add_test(tc, test_frozen_announced);
+	tcase_add_test(tc, test_readonly_devices);
+	tcase_add_test(tc, test_strict_ignored_denial);
+	tcase_add_test(tc, test_compile_error_names_path);
+	tcase_add_test(tc, test_churn_one_line);
+	suite_add_tcase(su, tc);
+	return su;
+}
