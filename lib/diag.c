@@ -52,7 +52,7 @@ SBX_EXPORT const char *sbx_strerror(int err)
 	SBX_KEEP_ERRNO;
 
 	if (err == SBX_EREFUSED)
-		return "Landlock refused the ruleset; the program did not run";
+		return "the confinement was refused (Landlock refused the ruleset, or a control could not be applied); the program did not run";
 	return strerror(err);
 }
 
