@@ -1,148 +1,23 @@
 /*
  * The compile section: sbx_scopeattr_compile() alone, denying one entry of
- * a directory of 10 up to 100,000, against the floor (the same entries
- * added by bare system calls to a fresh ruleset), per rule and in growth.
+ * a directory of 10 up to 100,000, against the floor (floor.c: the same
+ * directories listed and their entries added by bare system calls to a
+ * fresh ruleset), per rule and in growth.
  */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "compat/landlock.h"
 #include "harness.h"
 #include "fixture.h"
+#include "floor.h"
 #include "sections.h"
 
 /* ---- section: compile ------------------------------------------------- */
-
-/* The entries the compiler grants for a denial, listed beforehand: every
- * entry of every ancestor of the denied path that is not on the way to it,
- * symlinks left out (they get no rule). */
-struct grant {
-	int level;  /* index into dirfd */
-	bool dir;
-	char *name;
-};
-
-struct floor_set {
-	int dirfd[64];
-	int levels;
-	struct grant *g;
-	size_t n;
-};
-
-static void floor_list_level(struct floor_set *f, const char *dir, const char *skip)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d || f->levels == 64)
-		die("%s: %s", dir, strerror(errno));
-	f->dirfd[f->levels] = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	while ((e = readdir(d))) {
-		unsigned char type = e->d_type;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, skip))
-			continue;
-		if (type == DT_UNKNOWN && !fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-		if (type == DT_LNK)
-			continue;
-		if (f->n % 1024 == 0)
-			f->g = xrealloc(f->g, (f->n + 1024) * sizeof(*f->g));
-		f->g[f->n++] = (struct grant){ .level = f->levels, .dir = type == DT_DIR,
-		                               .name = xstrdup(e->d_name) };
-	}
-	closedir(d);
-	f->levels++;
-}
-
-static void floor_list(struct floor_set *f, const char *denied)
-{
-	char dir[PATH_MAX] = "/", name[NAME_MAX + 1];
-
-	*f = (struct floor_set){ 0 };
-	for (const char *p = denied + 1; *p;) {
-		const char *end = strchrnul(p, '/');
-
-		snprintf(name, sizeof(name), "%.*s", (int)(end - p), p);
-		floor_list_level(f, dir, name);
-		if (strcmp(dir, "/"))
-			strcat(dir, "/");
-		strcat(dir, name);
-		p = *end ? end + 1 : end;
-	}
-}
-
-static void floor_free(struct floor_set *f)
-{
-	for (int i = 0; i < f->levels; i++)
-		close(f->dirfd[i]);
-	for (size_t i = 0; i < f->n; i++)
-		free(f->g[i].name);
-	free(f->g);
-}
-
-static struct {
-	uint64_t handled, dir, file;
-} rights;
-
-static void rights_probe(int abi)
-{
-	uint64_t all = (1ULL << 13) - 1; /* ABI 1 */
-
-	if (abi >= 2)
-		all |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	if (abi >= 9)
-		all |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
-	rights.handled = all;
-	rights.dir = all & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-	rights.file = all & (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-	                     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
-	                     LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_RESOLVE_UNIX);
-}
-
-/* The floor: the system calls the rules cannot do without, into a fresh
- * ruleset.  Its release is not timed, as the compile's is not. */
-static double floor_once(const struct floor_set *f, unsigned *rules)
-{
-	struct sbx_landlock_ruleset_attr attr = { .handled_access_fs = rights.handled };
-	double t0 = now_ns(), t;
-	int rs = (int)sbx_landlock_create_ruleset(&attr, sizeof(attr), 0);
-
-	if (rs < 0)
-		die("landlock_create_ruleset: %s", strerror(errno));
-	*rules = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		const struct grant *g = &f->g[i];
-		int fd = openat(f->dirfd[g->level], g->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		struct sbx_landlock_path_beneath_attr pb = {
-			.allowed_access = g->dir ? rights.dir : rights.file, .parent_fd = fd };
-
-		if (fd < 0)
-			continue;
-		if (!sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0))
-			++*rules;
-		close(fd);
-	}
-	t = now_ns() - t0;
-	close(rs);
-	return t;
-}
 
 /* sbx_scopeattr_compile() alone; the scope is made and destroyed around
  * it, so that no earlier snapshot is released inside the timing. */
@@ -166,32 +41,28 @@ static double compile_once(const char *denied)
 /* The rules a compiled scope denying `denied' applies, from a spawn. */
 static long compiled_rules(const char *denied)
 {
-	struct variant v = { .spawn = spawn_sbx, .argv = spawn_rows[V_POSIX].argv,
-	                     .envp = child_env };
 	sbx_scopeattr_t s;
 	char *deny[1] = { (char *)denied };
+	long rules;
 
 	scope_make(&s, deny, 1, true);
-	v.scope = &s;
-	trial(&v);
+	rules = spawn_rules(&s);
 	sbx_scopeattr_destroy(&s);
-	if (v.skip[0])
-		die("spawn with a compiled scope %s", v.skip);
-	return v.rules;
+	return rules;
 }
 
 struct scale_point {
 	int siblings;
 	long rules;
 	unsigned floor_rules;
-	struct samples compile, floor;
-	double per_compile, per_floor;
+	struct samples compile, floor, proved; /* proved: the floor with a statx an entry */
+	double per_compile, per_floor, per_proved;
 };
 
 static void scale_measure(struct scale_point *p, int nrounds)
 {
 	char dir[PATH_MAX], name[32], denied[PATH_MAX];
-	struct floor_set f;
+	struct floor_path f;
 
 	snprintf(name, sizeof(name), "c%d", p->siblings);
 	join(dir, fixture_root, name);
@@ -200,20 +71,31 @@ static void scale_measure(struct scale_point *p, int nrounds)
 	/* The new entries' writeback would otherwise run during the rounds. */
 	sync_dir(dir);
 	join(denied, dir, "f0000");
-	floor_list(&f, denied);
+	floor_prepare(&f, dir, floor_skip_name, "f0000");
 	p->rules = compiled_rules(denied);
 	(void)floor_once(&f, &p->floor_rules);
 	for (int r = 0; r < nrounds; r++)
-		for (int k = 0; k < 2; k++) {
-			if ((r + k) % 2)
-				samples_add(&p->floor, floor_once(&f, &p->floor_rules));
-			else
+		for (int k = 0; k < 3; k++) {
+			unsigned rules;
+
+			switch ((r + k) % 3) {
+			case 0:
 				samples_add(&p->compile, compile_once(denied));
+				break;
+			case 1:
+				f.prove = false;
+				samples_add(&p->floor, floor_once(&f, &p->floor_rules));
+				break;
+			default:
+				f.prove = true;
+				samples_add(&p->proved, floor_once(&f, &rules));
+			}
 		}
 	floor_free(&f);
 	remove_tree(dir);
 	p->per_compile = median(&p->compile) / (double)p->rules;
 	p->per_floor = median(&p->floor) / p->floor_rules;
+	p->per_proved = median(&p->proved) / p->floor_rules;
 }
 
 void compile_section(int abi)
@@ -225,24 +107,26 @@ void compile_section(int abi)
 	double grow_c, grow_f;
 	const char *vl;
 
-	rights_probe(abi);
+	floor_rights(abi);
 	for (int i = 0; i < N; i++) {
 		p[i].siblings = sizes[i];
 		scale_measure(&p[i], rounds(base_rounds[i]));
 	}
 	printf("\ncompile alone: sbx_scopeattr_compile() denying one entry of a directory, "
-	       "against the floor\n(openat O_PATH + landlock_add_rule + close of the same "
-	       "entries, into a fresh ruleset), interleaved\n");
-	printf("  %9s %7s %7s %14s %14s %7s  %s\n", "siblings", "rounds", "rules", "compile ns/rule",
-	       "floor ns/rule", "ratio", "target");
+	       "against the floor, interleaved;\n" FLOOR_DEFINITION
+	       "\n(the same floor as the scale section's); floor+statx: the same with a statx of"
+	       " each entry,\nas a compile makes to prove what it opened, for reference\n");
+	printf("  %9s %7s %7s %14s %14s %7s  %-15s %s\n", "siblings", "rounds", "rules",
+	       "compile ns/rule", "floor ns/rule", "ratio", "target", "floor+statx: ns/rule, x");
 	for (int i = 0; i < N; i++) {
 		double ratio = p[i].per_compile / p[i].per_floor;
 		const char *v = judge(ratio, TARGET_FLOOR, false,
 		                      "compile with %d siblings: %.2fx the floor per rule (<= %.1fx)",
 		                      p[i].siblings, ratio, TARGET_FLOOR);
 
-		printf("  %9d %7zu %7ld %14.0f %14.0f %6.2fx  <= 1.2x: %s%s\n", p[i].siblings,
-		       p[i].compile.n, p[i].rules, p[i].per_compile, p[i].per_floor, ratio, v,
+		printf("  %9d %7zu %7ld %14.0f %14.0f %6.2fx  <= 1.2x: %-6s %9.0f %6.2fx%s\n",
+		       p[i].siblings, p[i].compile.n, p[i].rules, p[i].per_compile, p[i].per_floor,
+		       ratio, v, p[i].per_proved, p[i].per_compile / p[i].per_proved,
 		       (unsigned long)p[i].rules == p[i].floor_rules ? "" : "  (rule counts differ)");
 		csv_row(&(struct row){ .section = "compile", .name = "compile", .param = p[i].siblings,
 		                       .s = &p[i].compile, .per = (double)p[i].rules,
@@ -251,6 +135,11 @@ void compile_section(int abi)
 		csv_row(&(struct row){ .section = "compile", .name = "floor", .param = p[i].siblings,
 		                       .s = &p[i].floor, .per = p[i].floor_rules,
 		                       .unit = "ns/rule", .ratio = NAN, .rules = p[i].floor_rules });
+		csv_row(&(struct row){ .section = "compile", .name = "floor with statx",
+		                       .param = p[i].siblings, .s = &p[i].proved,
+		                       .per = p[i].floor_rules, .unit = "ns/rule",
+		                       .ratio = p[i].per_compile / p[i].per_proved,
+		                       .ratio_to = "compile against it", .rules = p[i].floor_rules });
 	}
 	/* The floor's own cost per rule is not flat (the kernel's lookups and
 	 * rule insertions grow with the directory and the ruleset): the
@@ -267,5 +156,6 @@ void compile_section(int abi)
 	for (int i = 0; i < N; i++) {
 		free(p[i].compile.v);
 		free(p[i].floor.v);
+		free(p[i].proved.v);
 	}
 }

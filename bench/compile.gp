@@ -21,4 +21,5 @@ set grid
 # to each plot, so that its points join up.
 rows(name) = sprintf("< grep '^compile,\"%s\",' '%s'", name, csv)
 plot rows("compile") using 3:4 with linespoints lw 2 title "sbx_scopeattr_compile()", \
-     rows("floor") using 3:4 with linespoints lw 2 title "floor: openat(O_PATH) + landlock_add_rule + close"
+     rows("floor") using 3:4 with linespoints lw 2 title "floor: getdents64, then openat(O_PATH) + landlock_add_rule + close", \
+     rows("floor with statx") using 3:4 with linespoints lw 1 dt 2 title "the floor with a statx of each entry"

@@ -8,20 +8,26 @@
  * measured in this very run.  Targets are printed as PASS or MISS; a miss
  * never fails the run.
  *
- * Sections (BENCH_ONLY=spawn,memory,threads,compile picks some):
+ * Sections (BENCH_ONLY=spawn,memory,threads,reuse,churn,compile,scale
+ * picks some):
  *   spawn    spawn-and-wait of /bin/true, every way of doing it
  *   memory   spawn latency from a parent with a small heap and with 1 GiB
  *   threads  throughput of one and of two threads spawning
+ *   reuse    a kept scope reused against the same scope compiled once
+ *   churn    a kept scope while another process churns a directory it lists
  *   compile  the compiler's cost per rule against the bare system calls
+ *   scale    1,000 to 100,000 configured paths: time, floor and heap per path
  *
  * BENCH_QUICK=1 runs a quarter of the rounds; BENCH_ROUNDS=N sets the
  * spawn section's rounds (300 by default) and scales the others with it.
  * BENCH_TMPDIR=DIR puts the fixture there (see fixture_parent()).
  *
  * Files: harness.c measures (rounds, interleaving, medians, the CSV file,
- * the targets); fixture.c makes the temporary tree and its scopes; each
- * section has a file of its own (spawn.c, memory.c, threads.c,
- * compile.c); this one holds main() and the header it prints.
+ * the targets); fixture.c makes the temporary tree and its scopes;
+ * floor.c is the system-call floor the compile and scale sections share;
+ * each section has a file of its own (spawn.c, memory.c, threads.c,
+ * reuse.c, churn.c, compile.c, scale.c); this one holds main() and the
+ * header it prints.
  */
 #include "config.h"
 
@@ -75,11 +81,21 @@ int main(int argc, char **argv)
 		memory_section();
 	if (wanted("threads"))
 		threads_section();
+	if (wanted("reuse"))
+		reuse_section();
+	if (wanted("churn"))
+		churn_section();
 	if (wanted("compile")) {
 		if (abi)
 			compile_section(abi);
 		else
 			printf("\ncompile alone: skipped, this kernel has no Landlock\n");
+	}
+	if (wanted("scale")) {
+		if (abi)
+			scale_section(abi);
+		else
+			printf("\nscale of configured paths: skipped, this kernel has no Landlock\n");
 	}
 	print_targets();
 	if (csv && !fclose(csv))

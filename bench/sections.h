@@ -1,7 +1,9 @@
 /*
  * What the sections share: the targets they judge against, the spawn rows
- * that spawn.c sets up once and the other sections reuse, and each
- * section's entry point (spawn.c, memory.c, threads.c, compile.c).
+ * that spawn.c sets up once and the other sections reuse, the tally of a
+ * kept scope's spawns (reuse.c, for churn.c too), and each section's entry
+ * point (spawn.c, memory.c, threads.c, reuse.c, churn.c, compile.c,
+ * scale.c).
  */
 #ifndef SBXBENCH_SECTIONS_H
 #define SBXBENCH_SECTIONS_H
@@ -19,10 +21,16 @@
 #define TARGET_LINEAR 1.2   /* per-rule growth 1k..100k, against the floor's */
 #define TARGET_HEAP 1.1     /* 1 GiB parent against a small one */
 #define TARGET_BWRAP 5.0    /* bwrap's latency over ours */
+#define TARGET_REUSE 1.10   /* a reuse hit at ~1000 rules, against compiled once */
+#define TARGET_CHURN 1.10   /* a kept scope beside 1,000 files/s, against posix_spawn */
+#define TARGET_SCALE 1.5    /* compile of N configured paths, against the floor */
+#define TARGET_BYTES 300.0  /* heap a scope and its compile keep, per configured path */
 
 extern char *child_env[];
 
 int spawn_sbx(const struct variant *v, pid_t *pid);
+/* The rules a spawn of /bin/true with scope s applies (dies if it fails). */
+long spawn_rules(const sbx_scopeattr_t *s);
 
 extern sbx_scopeattr_t home_fresh, home_once, wide_fresh, wide_once;
 
@@ -44,9 +52,42 @@ enum {
 extern struct variant spawn_rows[V_COUNT];
 
 void setup_spawn_rows(void);
+
+/* ---- reuse.c: what each spawn of a kept scope did ------------------------ */
+
+/* Filled by the scope's logger and by spawn_tallied(): each spawn was a
+ * clean hit (one statx per directory), re-listed a directory whose stamp
+ * moved, or compiled anew. */
+struct tally {
+	unsigned ev_compiled, ev_relisted; /* the library's expansion events */
+	unsigned hits, relists, compiles;  /* spawns */
+};
+
+void tally_attach(sbx_scopeattr_t *s, struct tally *t);
+void tally_reset(struct tally *t);
+/* Forgets every attached scope (their section destroys them). */
+void tally_clear(void);
+/* spawn_sbx(), tallying the spawn for a scope given to tally_attach(). */
+int spawn_tallied(const struct variant *v, pid_t *pid);
+
+struct tallied_row {
+	const char *section;
+	const char *label;  /* printed */
+	const char *name;   /* in the CSV file; NULL: the label */
+	const struct variant *v, *base;
+	const struct tally *t; /* NULL: no tally column */
+	double param;
+	const char *target, *verdict;
+};
+
+void print_tallied_row(const struct tallied_row *r);
+
 void spawn_section(void);
 void memory_section(void);
 void threads_section(void);
+void reuse_section(void);
+void churn_section(void);
 void compile_section(int abi);
+void scale_section(int abi);
 
 #endif

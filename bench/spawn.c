@@ -52,6 +52,17 @@ int spawn_sbx(const struct variant *v, pid_t *pid)
 	return sbx_posix_spawn(pid, v->argv[0], NULL, NULL, v->scope, v->argv, v->envp);
 }
 
+long spawn_rules(const sbx_scopeattr_t *s)
+{
+	struct variant v = { .spawn = spawn_sbx, .scope = s, .argv = spawn_rows[V_POSIX].argv,
+	                     .envp = child_env };
+
+	trial(&v);
+	if (v.skip[0])
+		die("spawn with a scope %s", v.skip);
+	return v.rules;
+}
+
 /* A caller that builds its scope for the one spawn: nothing compiled
  * before can be reused, so this pays for a whole compile every time. */
 static int spawn_sbx_new(const struct variant *v, pid_t *pid)
