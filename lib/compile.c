@@ -76,6 +76,8 @@ static int open_ruleset(struct compiler *cc)
 	sbx__fds_end();
 	if (err)
 		return err;
+	if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM)
+		return -fd; /* the caller's resources, not Landlock's verdict */
 	if (fd < 0) {
 		/* Landlock is there and said no. */
 		out->error = -fd;
@@ -88,35 +90,46 @@ static int open_ruleset(struct compiler *cc)
 	return 0;
 }
 
-/* The calling thread's mount table, opened before anything is read: a
- * mount made from then on shows in poll() (the compile opens what is
- * mounted now, a later compile might not). */
-static void watch_mounts(struct sbx_ruleset *out)
+/* The calling thread's mount table (a thread may have a mount namespace of
+ * its own; /proc/self is the thread-group leader's), opened before
+ * anything is read: a mount made from then on shows in poll() (the compile
+ * opens what is mounted now, a later compile might not).  The compile
+ * reads the table through it; reading does not consume the change that
+ * poll() reports. */
+static int watch_mounts(struct sbx_ruleset *out)
 {
 	struct stat st;
+	int err = 0;
 
 	sbx__fds_begin();
 	out->mounts_fd = open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (out->mounts_fd < 0)
 		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (out->mounts_fd >= 0 && (fstat(out->mounts_fd, &st) ||
-	                            sbx__fds_keep(out->mounts_fd, false, &out->mounts_lost))) {
+	if (out->mounts_fd < 0)
+		err = errno == ENOENT ? 0 : errno; /* no /proc: said when it is read */
+	else if (fstat(out->mounts_fd, &st) || (err = sbx__fds_keep(out->mounts_fd, false, &out->mounts_lost)))
+		err = err ? err : errno;
+	if (err && out->mounts_fd >= 0)
 		close(out->mounts_fd);
+	if (err)
 		out->mounts_fd = -1;
-	} else if (out->mounts_fd >= 0) {
+	else if (out->mounts_fd >= 0) {
 		out->mounts_dev = st.st_dev;
 		out->mounts_ino = st.st_ino;
 	}
 	sbx__fds_end();
+	return err;
 }
 
 /* A compile that fails says where (the directory it worked on, or the
- * mount table), for nothing runs. */
+ * mount table), for nothing runs.  A denial refused under SBX_SCOPE_STRICT
+ * (EINVAL) was said already. */
 static void failed(const struct compiler *cc, int err)
 {
-	const char *where = cc->path[0] ? cc->path : cc->tree.restricts ? "/proc/thread-self/mountinfo" : "/";
+	const char *where = cc->path[0] ? cc->path
+	                    : cc->tree.restricts ? "/proc/thread-self/mountinfo" : "/";
 
-	if (err != EINVAL) /* a denial refused under SBX_SCOPE_STRICT: said already */
+	if (err != EINVAL)
 		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, NULL,
 		           "the scope could not be compiled: %s: %s", where, strerror(err));
 }
@@ -134,10 +147,11 @@ static int run(struct compiler *cc)
 	if ((err = sbx__tree_build(cc->scope, &cc->rights, &cc->tree)))
 		return err;
 	if (cc->tree.restricts) {
-		watch_mounts(out);
+		if ((err = watch_mounts(out)))
+			return err;
 		/* Without the mount table no second name can be told apart:
 		 * fail rather than grant blind. */
-		if ((err = sbx__mounts_read(&cc->mounts, &cc->tree, &cc->rights)))
+		if ((err = sbx__mounts_read(&cc->mounts, out->mounts_fd, &cc->tree, &cc->rights)))
 			return err;
 	}
 	if ((err = open_ruleset(cc)))
@@ -177,7 +191,6 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	if ((cc = calloc(1, sizeof(*cc)))) {
 		cc->scope = scope;
 		cc->out = out;
-		cc->closer = (struct closer){ -1, -1 };
 		err = run(cc);
 		if (err)
 			failed(cc, err);

@@ -102,9 +102,9 @@ struct mounts {
 	size_t nlayer_store;
 };
 
-/* Reads the calling thread's mount table and places the tree's configured
- * paths in it.  ENOENT without /proc. */
-int sbx__mounts_read(struct mounts *m, const struct tree *t, const struct rights *r);
+/* Reads the mount table open as fd (the calling thread's, just opened) and
+ * places the tree's configured paths in it.  ENOENT without one. */
+int sbx__mounts_read(struct mounts *m, int fd, const struct tree *t, const struct rights *r);
 void sbx__mounts_free(struct mounts *m);
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r);
 const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);
@@ -147,6 +147,8 @@ struct listing {
 /* Reads every entry of the directory open as dirfd, sorted by name.
  * 0, or the errno (EMFILE included). */
 int sbx__listing_read(int dirfd, struct listing *l);
+/* The same, from a descriptor already open for reading, at its start. */
+int sbx__listing_read_open(int fd, struct listing *l);
 void sbx__listing_free(struct listing *l);
 static inline const char *sbx__entry_name(const struct listing *l, const struct entry *e)
 {
@@ -162,9 +164,10 @@ struct ident;
 
 /* ---- judge.c: one entry of an expanded directory ------------------------- */
 
-/* Descriptors whose close is pending: a run of consecutive numbers. */
+/* Descriptors whose close is pending. */
 struct closer {
-	int first, last;
+	int fd[32];
+	size_t n;
 };
 
 void sbx__closer_add(struct closer *c, int fd);

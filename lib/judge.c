@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,29 +27,35 @@
 /* ---- descriptors, closed in runs ---------------------------------------- */
 
 /* An entry is opened only to name it in a rule: its descriptor is closed
- * with the next ones, in one close_range(2) per run of numbers, which
- * costs less than the statx(2) that proves what the entry is.  The run is
- * short, so that a compile needs few descriptors. */
-#define RUN_MAX 32
+ * with the next ones, a close_range(2) per run of consecutive numbers
+ * among them, which costs less than the statx(2) that proves what the
+ * entry is.  Few are pending at once, so that a compile needs few
+ * descriptors; numbers held elsewhere (a directory on the way) only split
+ * the runs. */
+
+static int by_number(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
 
 void sbx__closer_flush(struct closer *c)
 {
-	if (c->first < 0)
-		return;
-	if (c->first == c->last || syscall(SYS_close_range, c->first, c->last, 0))
-		for (int fd = c->first; fd <= c->last; fd++)
-			close(fd);
-	c->first = c->last = -1;
+	qsort(c->fd, c->n, sizeof(*c->fd), by_number);
+	for (size_t i = 0, end; i < c->n; i = end) {
+		for (end = i + 1; end < c->n && c->fd[end] == c->fd[end - 1] + 1; end++)
+			;
+		if (end - i == 1 || syscall(SYS_close_range, c->fd[i], c->fd[end - 1], 0))
+			for (size_t k = i; k < end; k++)
+				close(c->fd[k]);
+	}
+	c->n = 0;
 }
 
 void sbx__closer_add(struct closer *c, int fd)
 {
-	if (c->first >= 0 && fd == c->last + 1 && fd - c->first < RUN_MAX) {
-		c->last = fd;
-		return;
-	}
-	sbx__closer_flush(c);
-	c->first = c->last = fd;
+	if (c->n == sizeof(c->fd) / sizeof(c->fd[0]))
+		sbx__closer_flush(c);
+	c->fd[c->n++] = fd;
 }
 
 /* openat(O_PATH) of a name, closing the pending run first if descriptors
@@ -57,7 +64,7 @@ int sbx__open_entry(struct closer *c, int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && c->first >= 0) {
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && c->n) {
 		sbx__closer_flush(c);
 		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	}

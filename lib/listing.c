@@ -42,14 +42,12 @@ static int by_name(const void *a, const void *b, void *names)
 	              (const char *)names + ((const struct entry *)b)->name);
 }
 
-int sbx__listing_read(int dirfd, struct listing *l)
+int sbx__listing_read_open(int fd, struct listing *l)
 {
 	char buf[32768];
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+	int err = 0;
 	long got;
 
-	if (fd < 0)
-		return errno;
 	while (!err && (got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		for (long off = 0; off < got && !err;) {
 			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
@@ -60,9 +58,19 @@ int sbx__listing_read(int dirfd, struct listing *l)
 		}
 	if (!err && got < 0)
 		err = errno;
-	close(fd);
 	if (!err)
 		sbx__listing_sort(l);
+	return err;
+}
+
+int sbx__listing_read(int dirfd, struct listing *l)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return errno;
+	err = sbx__listing_read_open(fd, l);
+	close(fd);
 	return err;
 }
 

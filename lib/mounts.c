@@ -93,27 +93,24 @@ const char *sbx__mounts_rel(struct mounts *m, const struct mount *mt, const char
 
 /* ---- reading the table -------------------------------------------------- */
 
-static int slurp(const char *path, char **text)
+/* The whole table from fd, opened at its start (the kernel builds it line
+ * by line anyway). */
+static int slurp(int fd, char **text)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0, room = 8192;
 	ssize_t got = 0;
 	char *buf = NULL, *grown;
 
-	if (fd < 0)
-		return errno;
 	do {
 		len += (size_t)got;
 		if (len + 1 >= room || !buf) {
 			if (!(grown = realloc(buf, room *= 2))) {
 				free(buf);
-				close(fd);
 				return ENOMEM;
 			}
 			buf = grown;
 		}
 	} while ((got = read(fd, buf + len, room - len - 1)) > 0);
-	close(fd);
 	if (got < 0) {
 		free(buf);
 		return errno;
@@ -348,16 +345,14 @@ static void place_layers(struct mounts *m)
 	}
 }
 
-int sbx__mounts_read(struct mounts *m, const struct tree *t, const struct rights *r)
+int sbx__mounts_read(struct mounts *m, int fd, const struct tree *t, const struct rights *r)
 {
 	int err;
 
 	*m = (struct mounts){ 0 };
-	/* The calling thread's own table: a thread may have a mount
-	 * namespace of its own (/proc/self is the thread-group leader's). */
-	err = slurp("/proc/thread-self/mountinfo", &m->text);
-	if (err == ENOENT)
-		err = slurp("/proc/self/mountinfo", &m->text);
+	if (fd < 0)
+		return ENOENT;
+	err = slurp(fd, &m->text);
 	if (!err)
 		err = parse_table(m);
 	if (!err) {

@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
@@ -64,6 +66,28 @@ static int follow(char *out, char *todo, size_t cap, char **p)
 	return 0;
 }
 
+/* Where the whole of path exists, the kernel resolves it in one open and
+ * names what it reached: 0 with out filled, or -1 to walk it instead. */
+static int resolve_existing(const char *path, char *out)
+{
+	char link[64];
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, out, PATH_MAX);
+	close(fd);
+	/* Not a name a walk would give (unreachable from the root, deleted,
+	 * no /proc): walk. */
+	if (n <= 0 || n >= PATH_MAX || out[0] != '/' ||
+	    ((size_t)n > 10 && !memcmp(out + n - 10, " (deleted)", 10)))
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
 /* Makes path absolute against the calling thread's working directory and
  * resolves every symlink in the part that exists; the rest ("a denied path
  * that does not exist yet") is normalised as written: `..' is the physical
@@ -73,12 +97,14 @@ int sbx__resolve(const char *path, char *out)
 	char todo[2 * PATH_MAX];
 	int links = 0, err;
 
+	if (strlen(path) >= PATH_MAX)
+		return ENAMETOOLONG;
+	if (resolve_existing(path, out) == 0)
+		return 0;
 	if (path[0] == '/')
 		strcpy(out, "/");
 	else if (!getcwd(out, PATH_MAX))
 		return errno;
-	if (strlen(path) >= PATH_MAX)
-		return ENAMETOOLONG;
 	strcpy(todo, path);
 	for (char *p = todo; *p;) {
 		char *end = strchrnul(p, '/');

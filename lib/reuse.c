@@ -121,7 +121,7 @@ static int merge(struct relist *r, const struct listing *now)
 /* An expanded directory, listed again. */
 static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope)
 {
-	struct relist r = { .closer = { -1, -1 }, .d = d, .snapshot = rs->snapshot };
+	struct relist r = { .d = d, .snapshot = rs->snapshot };
 	struct listing now = { 0 };
 	struct statx sx;
 	int err;
@@ -130,7 +130,7 @@ static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_sc
 	if (r.dirfd < 0)
 		return ESTALE;
 	err = statx(r.dirfd, "", AT_EMPTY_PATH, STATX_STAMP, &sx) || !same_dir(d, &sx) ? ESTALE
-	                                                                                : sbx__listing_read(r.dirfd, &now);
+	                                                                                : sbx__listing_read_open(r.dirfd, &now);
 	if (!err) {
 		sbx__event(scope, SBX_EVENT_EXPAND, 0, d->path, NULL, "expanding %s again (%zu entries)",
 		           d->path, now.n);
