@@ -182,7 +182,8 @@ START_TEST(test_dropped_grant_descriptor_limit)
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
 		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
-		ck_assert_int_eq(seen.count[SBX_EVENT_DROPPED], 0);
+		ck_assert_msg(seen.count[SBX_EVENT_DROPPED] == 0, "spare %d: dropped %s (%s)", spare,
+		              seen.path[SBX_EVENT_DROPPED], strerror(seen.error[SBX_EVENT_DROPPED]));
 		if (err) {
 			ck_assert_msg(err == EMFILE, "spare %d: %s", spare, sbx_strerror(err));
 			ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
@@ -625,7 +626,9 @@ START_TEST(test_allow_only_without_proc)
 	struct tree t;
 	struct seen seen;
 	sbx_scopeattr_t s;
-	char *argv[] = { FSOP, "read", NULL, NULL };
+	/* Not a helper of ours: one built with a sanitizer reads /proc as it
+	 * starts. */
+	char *argv[] = { "/bin/cat", NULL, NULL };
 	sbx_outcome_t oc;
 	pid_t pid;
 
@@ -633,11 +636,11 @@ START_TEST(test_allow_only_without_proc)
 	if (!private_mounts(__func__))
 		return;
 	tree_make(&t);
-	argv[2] = t.secret;
+	argv[1] = t.secret;
 	scope_make(&s, &seen, NULL);
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
 	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
-	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/cat", NULL, NULL, &s, argv, environ), 0);
 	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
