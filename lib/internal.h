@@ -95,7 +95,7 @@ struct sbx_scope {
 	sbx_logger_t logger;
 	void *logger_arg;
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
-	void (*trace)(const char *path, uint64_t access, bool dir, void *arg);
+	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
 	struct sbx_port {
 		int access; /* SBX_TCP_* */

@@ -96,10 +96,12 @@ int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, cons
 	atomic_fetch_add(&j->rs->rules, 1);
 	if (j->scope->trace) {
 		char full[PATH_MAX + NAME_MAX + 2];
+		struct stat st = { 0 };
 
 		snprintf(full, sizeof(full), "%s%s%s", j->dir, strcmp(j->dir, "/") && *name ? "/" : "",
 		         name);
-		j->scope->trace(full, access, is_dir, j->scope->trace_arg);
+		fstat(fd, &st);
+		j->scope->trace(full, access, is_dir, st.st_dev, st.st_ino, j->scope->trace_arg);
 	}
 	return 0;
 }

@@ -15,6 +15,15 @@
  *
  * Directories with a configured path below them are "expanded": they get
  * only the rights common to their subtree, which is the design's trade.
+ *
+ * Some inputs race the compile as another process would: a denied path is
+ * swapped (RENAME_EXCHANGE) with another entry of the tree while the
+ * compile has listed its directory and not yet opened what it listed; or,
+ * where the harness may mount, a denied directory is bind-mounted over
+ * another directory of the tree.  Names then say little: the oracle checks
+ * the inodes instead, that none that a denied path named before the race
+ * got a grant (and, for a mount, safety by path, but not liveness under
+ * the second name, which an expanded directory does not grant).
  */
 #include "config.h"
 
@@ -28,6 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat/landlock.h"
@@ -134,6 +146,8 @@ static void make_path(struct input *in, char *out, size_t size)
 struct grant {
 	char path[PATH_MAX];
 	uint64_t access;
+	dev_t dev;
+	ino_t ino;
 };
 
 struct grants {
@@ -141,16 +155,33 @@ struct grants {
 	size_t n;
 };
 
-static void record(const char *path, uint64_t access, bool dir, void *arg)
+static void record(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg)
 {
 	struct grants *g = arg;
 
 	(void)dir;
 	if (g->n < sizeof(g->v) / sizeof(g->v[0])) {
 		snprintf(g->v[g->n].path, PATH_MAX, "%s", path);
+		g->v[g->n].dev = dev;
+		g->v[g->n].ino = ino;
 		g->v[g->n++].access = access;
 	}
 }
+
+/* ---- races -------------------------------------------------------------- */
+
+/* What an input asks of the world around the compile. */
+static struct race {
+	int kind;               /* 0 none, 1 exchange during the compile, 2 bind mount */
+	char listed[PATH_MAX];  /* the directory whose listing starts the exchange */
+	char a[PATH_MAX], b[PATH_MAX];
+	bool done;
+	struct stat denied[8];  /* what the denied paths were before it */
+	int ndenied;
+} race;
+
+static bool can_mount;
+
 
 /* The last dropped grant's reason, for the report. */
 static char last_drop[PATH_MAX + 256];
@@ -160,6 +191,11 @@ static void quiet(const sbx_event_t *ev, void *arg)
 	(void)arg;
 	if (ev->kind == SBX_EVENT_DROPPED)
 		snprintf(last_drop, sizeof(last_drop), "%s", ev->message);
+	if (ev->kind == SBX_EVENT_EXPAND && race.kind == 1 && !race.done &&
+	    !strcmp(ev->path, race.listed)) {
+		race.done = true;
+		syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2 /* EXCHANGE */);
+	}
 }
 
 /* ---- the oracle ------------------------------------------------------ */
@@ -191,9 +227,9 @@ static bool ignored(const struct model *m, size_t i)
 	return m->scope->rules[i].mode == SBX_MODE_DENY && !strcmp(m->scope->rules[i].path, "/");
 }
 
-/* What the scope asks for path: the mode of its nearest configured path,
- * the widest where one path is configured twice. */
-static uint64_t desired(const struct model *m, const char *path)
+/* The mode of path's nearest configured path, the widest where one path
+ * is configured twice. */
+static int desired_mode(const struct model *m, const char *path)
 {
 	size_t best = 0;
 	int mode = SBX_MODE_ALLOW;
@@ -209,7 +245,13 @@ static uint64_t desired(const struct model *m, const char *path)
 			mode = (int)m->scope->rules[i].mode;
 		}
 	}
-	return mode_rights(m, mode);
+	return mode;
+}
+
+/* What the scope asks for path. */
+static uint64_t desired(const struct model *m, const char *path)
+{
+	return mode_rights(m, desired_mode(m, path));
 }
 
 static bool expanded(const struct model *m, const char *path)
@@ -283,6 +325,100 @@ static void check_resolution(const struct sbx_scope *scope, char (*given)[PATH_M
 		}
 }
 
+/* ---- racing the compile ------------------------------------------------ */
+
+static void collect(const char *path, char (*out)[PATH_MAX], int *n, int cap)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+
+	if (*n >= cap || lstat(path, &st))
+		return;
+	snprintf(out[(*n)++], PATH_MAX, "%s", path);
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			char sub[PATH_MAX];
+
+			snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+			collect(sub, out, n, cap);
+		}
+	closedir(d);
+}
+
+/* Picks what the input's race does, and remembers what the denied paths
+ * were before it. */
+static void plan_race(struct input *in, const struct model *m)
+{
+	static char entries[64][PATH_MAX];
+	int n = 0, kind = (int)(next(in) % 4);
+	const char *victim = NULL;
+
+	memset(&race, 0, sizeof(race));
+	for (size_t i = 0; i < m->scope->nrules && race.ndenied < 8; i++) {
+		const char *p = m->scope->rules[i].path;
+
+		if (desired_mode(m, p) == SBX_MODE_DENY && lstat(p, &race.denied[race.ndenied]) == 0) {
+			race.ndenied++;
+			victim = victim ? victim : p;
+		}
+	}
+	collect(root, entries, &n, 64);
+	if (!victim || n < 2 || (kind != 1 && !(kind == 2 && can_mount)))
+		return;
+	snprintf(race.b, sizeof(race.b), "%s", victim);
+	snprintf(race.a, sizeof(race.a), "%s", entries[1 + next(in) % (unsigned)(n - 1)]);
+	if (covers(race.a, race.b) || covers(race.b, race.a))
+		return;
+	snprintf(race.listed, sizeof(race.listed), "%s", race.a);
+	*strrchr(race.listed, '/') = '\0';
+	race.kind = kind;
+	if (kind == 2) {
+		struct stat a, b;
+
+		/* A bind mount of the denial over another directory. */
+		if (lstat(race.a, &a) || lstat(race.b, &b) || !S_ISDIR(a.st_mode) || !S_ISDIR(b.st_mode) ||
+		    mount(race.b, race.a, NULL, MS_BIND, NULL))
+			race.kind = 0;
+	}
+}
+
+static void end_race(void)
+{
+	if (race.kind == 2)
+		umount2(race.a, MNT_DETACH);
+}
+
+/* Whether a path the scope re-admits or makes read-only names (dev, ino)
+ * now: by the scope's own words, that inode is granted. */
+static bool named_otherwise(const struct sbx_scope *scope, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < scope->nrules; i++)
+		if (scope->rules[i].mode != SBX_MODE_DENY && stat(scope->rules[i].path, &st) == 0 &&
+		    st.st_dev == dev && st.st_ino == ino)
+			return true;
+	return false;
+}
+
+/* Whatever raced, no inode a denied path named before it got a grant,
+ * unless a path the scope grants names it too. */
+static void check_inodes(const struct sbx_scope *scope, const struct grants *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		for (int k = 0; k < race.ndenied; k++)
+			if (g->v[i].dev == race.denied[k].st_dev && g->v[i].ino == race.denied[k].st_ino &&
+			    !named_otherwise(scope, g->v[i].dev, g->v[i].ino)) {
+				fprintf(stderr, "UNSAFE after a race (%d: %s, %s): %s was granted %#llx, "
+				        "and is what a denied path named\n", race.kind, race.a, race.b,
+				        g->v[i].path, (unsigned long long)g->v[i].access);
+				abort();
+			}
+}
+
 /* ---- the harness ------------------------------------------------------- */
 
 static void remove_root(void)
@@ -308,6 +444,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(root, sizeof(root), "/tmp/sbxfuzz.%d", getpid());
 		mkdir(root, 0755);
 		atexit(remove_root);
+		/* Mounts of its own, in a namespace of its own, where it may. */
+		can_mount = geteuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
+		            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
 	}
 	if (sbx__landlock_abi() <= 0)
 		return 0; /* the compile would not get as far as the tree */
@@ -332,8 +471,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g.n = 0;
 	attr.__scope->trace = record;
 	attr.__scope->trace_arg = &g;
+	m = (struct model){ .scope = attr.__scope, .g = &g };
+	plan_race(&in, &m);
 	if (sbx__ruleset_compile(attr.__scope, &rs) == 0 &&
-	    (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED)) {
+	    (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED) &&
+	    race.kind) {
+		if (getenv("SBXFUZZ_DEBUG"))
+			for (size_t i = 0; i < attr.__scope->nrules; i++)
+				fprintf(stderr, "rule %d %s -> %s\n", (int)attr.__scope->rules[i].mode,
+				        given[i], attr.__scope->rules[i].path);
+		check_inodes(attr.__scope, &g);
+		if (race.kind == 1 && race.done)
+			syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2);
+	} else if (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED) {
 		/* Nothing changes the tree during a compile; other processes may
 		 * change the directories above it, which is not the tree's
 		 * business. */
@@ -356,7 +506,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_resolution(attr.__scope, given);
 		walk(&m, root);
+		check_inodes(attr.__scope, &g);
 	}
+	end_race();
 	sbx__ruleset_release(&rs);
 	sbx_scopeattr_destroy(&attr);
 	return 0;
