@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/child.h"
@@ -55,6 +55,22 @@ CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, i
 	child_exit(c, stage, action, err, 127);
 }
 
+/* Whether the C library's posix_spawn leaves its own signal sig (one that
+ * sigaction(3) cannot read) ignored: glibc's always; musl's, where the
+ * C library caught it, as the kernel tells. */
+static bool libc_signal_ignored(int sig)
+{
+#ifdef __GLIBC__
+	(void)sig;
+	return true;
+#else
+	unsigned long act[4] = { 0 };
+
+	return sys(SYS_rt_sigaction, sig, 0, (long)act, KERNEL_SIGSET_SIZE) == 0 &&
+	       act[0] != (unsigned long)SIG_DFL;
+#endif
+}
+
 /* No handler of the parent may run in the child: it would run on the
  * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
 static void reset_signals(const struct child *c)
@@ -73,9 +89,8 @@ static void reset_signals(const struct child *c)
 		if ((c->flags & POSIX_SPAWN_SETSIGDEF) && sigismember(&c->sigdefault, sig))
 			set = dfl;
 		else if (sig >= 32 && sig < SIGRTMIN)
-			/* The C library's own signals, which sigaction(3) cannot
-			 * read: glibc's posix_spawn leaves them ignored. */
-			set = ign;
+			/* The C library's own signals: as its posix_spawn. */
+			set = libc_signal_ignored(sig) ? ign : NULL;
 		else if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
 		         sa.sa_handler != SIG_DFL)
 			set = dfl;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "compat/statx.h"
 #include "internal.h"
 
 /* ---- tree.c: the tree of configured paths --------------------------------- */

@@ -44,9 +44,12 @@ static void lock_init(void)
 {
 	pthread_rwlockattr_t attr;
 
-	/* Compiles (writers) are rare; spawns (readers) must not starve them. */
+	/* Compiles (writers) are rare; spawns (readers) must not starve them.
+	 * A C library without the choice (musl) has its own policy. */
 	pthread_rwlockattr_init(&attr);
+#if HAVE_DECL_PTHREAD_RWLOCKATTR_SETKIND_NP
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
 	pthread_rwlock_init(&lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
 }

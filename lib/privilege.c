@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/capability.h>
 
+#include "compat/kernel.h"
 #include "internal.h"
 
 static atomic_int said;

@@ -15,9 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compat/landlock.h"
+#include "compat/compat.h"
 #include "internal.h"
-#include "lib/compiler.h"
 
 /* Appends "/name" (len bytes of it) to the absolute path in buf. */
 int sbx__path_push(char *buf, const char *name, size_t len)
@@ -70,6 +69,7 @@ static int follow(char *out, char *todo, size_t cap, char **p)
  * names what it reached: 0 with out filled, or -1 to walk it instead. */
 static int resolve_existing(const char *path, char *out)
 {
+#ifdef O_PATH
 	char link[64];
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	ssize_t n;
@@ -86,6 +86,12 @@ static int resolve_existing(const char *path, char *out)
 		return -1;
 	out[n] = '\0';
 	return 0;
+#else
+	/* No O_PATH, no /proc/self/fd (the portable build's hosts): walk. */
+	(void)path;
+	(void)out;
+	return -1;
+#endif
 }
 
 /* Makes path absolute against the calling thread's working directory and

@@ -18,15 +18,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "compat/kernel.h"
 #include "internal.h"
 
 #ifndef IPPROTO_MPTCP

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -112,15 +111,24 @@ static pid_t run_child_fork(struct child *c)
  * this library does not know. */
 static int read_attributes(struct child *c, const posix_spawnattr_t *attr)
 {
+	int err;
+
 	if (!attr)
 		return 0;
 	if (posix_spawnattr_getflags(attr, &c->flags) || posix_spawnattr_getpgroup(attr, &c->pgroup) ||
 	    posix_spawnattr_getsigdefault(attr, &c->sigdefault) ||
-	    posix_spawnattr_getsigmask(attr, &c->sigmask) ||
-	    posix_spawnattr_getschedpolicy(attr, &c->policy) ||
-	    posix_spawnattr_getschedparam(attr, &c->param))
+	    posix_spawnattr_getsigmask(attr, &c->sigmask))
 		return EINVAL;
 	if ((unsigned short)c->flags & ~(unsigned)KNOWN_FLAGS)
+		return EINVAL;
+	err = posix_spawnattr_getschedpolicy(attr, &c->policy);
+	if (!err)
+		err = posix_spawnattr_getschedparam(attr, &c->param);
+	/* A C library that keeps no scheduling there (musl: ENOSYS) ignores
+	 * the flags that would apply it, and so does its posix_spawn. */
+	if (err == ENOSYS)
+		c->flags &= (short)~(POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER);
+	else if (err)
 		return EINVAL;
 	return 0;
 }

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,6 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "sbxspawn/testing.h"
 #include "testing/internal.h"

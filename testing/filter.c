@@ -6,14 +6,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "sbxspawn/testing.h"
 #include "testing/internal.h"

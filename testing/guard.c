@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "sbxspawn/testing.h"
 #include "testing/internal.h"

@@ -3,6 +3,7 @@
  * the aliases that are warned about. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -386,7 +387,7 @@ START_TEST(test_ignored_denials)
 	sbx_scopeattr_t s;
 	char *argv[] = { FSOP, "read", "/etc/passwd", NULL };
 	char *out, libc[4096];
-	FILE *p;
+	Dl_info info;
 
 	REQUIRE_LANDLOCK();
 	scope_make(&s, &seen, "/");
@@ -396,11 +397,10 @@ START_TEST(test_ignored_denials)
 	ck_assert_str_eq(seen.path[SBX_EVENT_IGNORED_DENY], "/");
 	sbx_scopeattr_destroy(&s);
 
-	/* The directory that holds the C library, found as the loader finds it. */
-	p = popen("ldd /bin/true | awk '/libc.so/ {print $3}' | xargs readlink -f", "r");
-	ck_assert_ptr_nonnull(fgets(libc, sizeof(libc), p));
-	pclose(p);
-	libc[strcspn(libc, "\n")] = '\0';
+	/* The directory that holds this process's C library (glibc's, or
+	 * musl's, which is its loader too), where the loader found it. */
+	ck_assert(dladdr((void *)&getpid, &info) && info.dli_fname);
+	ck_assert_ptr_nonnull(realpath(info.dli_fname, libc));
 	scope_make(&s, &seen, dirname(libc));
 	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
 	free(out);

@@ -435,6 +435,24 @@ START_TEST(test_sbxrun_without_landlock)
 }
 END_TEST
 
+/* --version and --status say which build this is: Landlock, the C
+ * library, the host. */
+START_TEST(test_sbxrun_build)
+{
+	const char *want = "build: Landlock; " SBX_BUILD_LIBC "; " SBX_BUILD_HOST "\n";
+	char *out;
+
+	char *version[] = { SBXRUN, "--version", NULL };
+	ck_assert_int_eq(sbxrun(version, &out), 0);
+	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in: %s", want, out);
+	free(out);
+	char *status[] = { SBXRUN, "--status", NULL };
+	ck_assert_int_eq(sbxrun(status, &out), 0);
+	ck_assert_msg(!strncmp(out, want, strlen(want)), "\"%s\" does not begin: %s", want, out);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_sbxrun_nested)
 {
 	struct tree t;
@@ -465,6 +483,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_execve_states);
 	tcase_add_test(tc, test_refused_child_exit_status);
 	tcase_add_test(tc, test_sbxrun_statuses);
+	tcase_add_test(tc, test_sbxrun_build);
 	tcase_add_test(tc, test_sbxrun_refused);
 	tcase_add_test(tc, test_sbxrun_options);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);

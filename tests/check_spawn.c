@@ -1,6 +1,9 @@
-/* The spawn engine against glibc: the same calls through posix_spawn[p] and
- * sbx_posix_spawn[p] must return the same and leave the child in the same
- * state, as a probe program prints it. */
+/* The spawn engine against the C library: the same calls through
+ * posix_spawn[p] and sbx_posix_spawn[p] must return the same and leave the
+ * child in the same state, as a probe program prints it.  Where the C
+ * library lacks a call (musl: closefrom and tcsetpgrp actions) or does not
+ * do what glibc does, the child is checked against what glibc would give,
+ * and a SKIP line says the comparison was not made. */
 #include "config.h"
 
 #include <errno.h>
@@ -28,6 +31,8 @@ struct dual {
 	posix_spawnattr_t attr;
 	int use_attr;
 	int use_fa;
+	const char *lacks; /* what the C library lacks: sbx runs alone */
+	const char *test;
 };
 
 struct result {
@@ -84,16 +89,41 @@ static void d_fchdir(struct dual *d, int fd)
 	BOTH(posix_spawn_file_actions_addfchdir_np(&d->g, fd), sbx_file_actions_addfchdir(&d->s, fd));
 }
 
-static void d_closefrom(struct dual *d, int from)
+#if !HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP || \
+	!HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
+/* The C library lacks what the test asks for: sbx alone, against the
+ * test's expectations. */
+static void lacks(struct dual *d, const char *what, const char *test)
 {
+	d->lacks = what;
+	d->test = test;
+}
+#endif
+
+#define d_closefrom(d, from) d_closefrom_(d, from, __func__)
+static void d_closefrom_(struct dual *d, int from, const char *test)
+{
+#if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	(void)test;
 	BOTH(posix_spawn_file_actions_addclosefrom_np(&d->g, from),
 	     sbx_file_actions_addclosefrom(&d->s, from));
+#else
+	lacks(d, "posix_spawn_file_actions_addclosefrom_np", test);
+	ck_assert_int_eq(sbx_file_actions_addclosefrom(&d->s, from), from < 0 ? EBADF : 0);
+#endif
 }
 
-static void d_tcsetpgrp(struct dual *d, int fd)
+#define d_tcsetpgrp(d, fd) d_tcsetpgrp_(d, fd, __func__)
+static void d_tcsetpgrp_(struct dual *d, int fd, const char *test)
 {
+#if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
+	(void)test;
 	BOTH(posix_spawn_file_actions_addtcsetpgrp_np(&d->g, fd),
 	     sbx_file_actions_addtcsetpgrp(&d->s, fd));
+#else
+	lacks(d, "posix_spawn_file_actions_addtcsetpgrp_np", test);
+	ck_assert_int_eq(sbx_file_actions_addtcsetpgrp(&d->s, fd), fd < 0 ? EBADF : 0);
+#endif
 }
 
 static void d_flags(struct dual *d, short flags)
@@ -147,8 +177,18 @@ static struct result run_one(struct dual *d, int sbx, int search, const char *fi
 static char *run_both(struct dual *d, int search, const char *file, char *const argv[],
                       int want_ret)
 {
-	struct result g = run_one(d, 0, search, file, argv);
-	struct result s = run_one(d, 1, search, file, argv);
+	struct result g, s;
+
+	if (d->lacks) {
+		fprintf(stderr, "SKIP %s (the comparison with the C library): it has no %s; the "
+		        "child is checked against the test's expectations alone\n", d->test, d->lacks);
+		s = run_one(d, 1, search, file, argv);
+		ck_assert_msg(s.ret == want_ret, "sbx returned %d (%s), the test expects %d", s.ret,
+		              strerror(s.ret), want_ret);
+		return s.out;
+	}
+	g = run_one(d, 0, search, file, argv);
+	s = run_one(d, 1, search, file, argv);
 
 	ck_assert_msg(g.ret == want_ret, "glibc returned %d (%s), the test expects %d", g.ret,
 	              strerror(g.ret), want_ret);
@@ -396,6 +436,21 @@ static void handler(int sig)
 	(void)sig;
 }
 
+/* The ignored signals the probe printed: those of 1 to 31 as want says;
+ * glibc leaves its own two (32, 33) ignored, musl those it caught. */
+static void assert_ignored(const char *out, unsigned long long want)
+{
+	const char *line = strstr(out, "SigIgn:\t");
+	unsigned long long ign;
+
+	ck_assert_ptr_nonnull(line);
+	ign = strtoull(line + 8, NULL, 16);
+	ck_assert_msg((ign & 0x7fffffffULL) == want, "SigIgn %llx, want %llx below 32", ign, want);
+#ifdef __GLIBC__
+	ck_assert_msg((ign >> 31) == 3, "SigIgn %llx: glibc's own signals not ignored", ign);
+#endif
+}
+
 START_TEST(test_sigdefault)
 {
 	struct dual d;
@@ -407,9 +462,8 @@ START_TEST(test_sigdefault)
 	signal(SIGTERM, handler);
 	dual_init(&d);
 	out = probe_both(&d);
-	/* Ignored signals stay ignored; caught ones are reset.  glibc leaves
-	 * its own two signals (32, 33) ignored. */
-	assert_has(out, "SigIgn:\t0000000180000a00");
+	/* Ignored signals stay ignored; caught ones are reset. */
+	assert_ignored(out, 0xa00);
 	free(out);
 	dual_destroy(&d);
 
@@ -419,7 +473,7 @@ START_TEST(test_sigdefault)
 	d_flags(&d, POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setsigdefault(&d.attr, &set);
 	out = probe_both(&d);
-	assert_has(out, "SigIgn:\t0000000180000800");
+	assert_ignored(out, 0x800);
 	free(out);
 	dual_destroy(&d);
 }
@@ -475,6 +529,19 @@ START_TEST(test_scheduling)
 	char *argv[] = { "probe", NULL };
 	char *out;
 
+	posix_spawnattr_t probe;
+	int unsupported;
+
+	/* musl keeps no scheduling in its attributes, and its
+	 * sched_setscheduler says ENOSYS: nothing to compare against. */
+	posix_spawnattr_init(&probe);
+	unsupported = posix_spawnattr_setschedpolicy(&probe, SCHED_OTHER) == ENOSYS;
+	posix_spawnattr_destroy(&probe);
+	if (unsupported) {
+		fprintf(stderr, "SKIP %s: the C library has no scheduling in posix_spawnattr_t "
+		        "(ENOSYS)\n", __func__);
+		return;
+	}
 	/* The caller runs SCHED_BATCH, which a child inherits ... */
 	ck_assert_int_eq(sched_setscheduler(0, SCHED_BATCH, &sp), 0);
 	dual_init(&d);
@@ -574,7 +641,13 @@ START_TEST(test_usevfork_and_unknown_flag)
 	dual_destroy(&d);
 
 	/* glibc refuses an unknown flag when it is set; one that reaches the
-	 * spawn anyway (set by a newer C library) is EINVAL, and nothing runs. */
+	 * spawn anyway (set by a newer C library) is EINVAL, and nothing runs.
+	 * The portable build hands the attributes to the system as they are. */
+	if (!SBX_BUILD_LANDLOCK) {
+		fprintf(stderr, "SKIP %s (an unknown flag): the portable build's posix_spawn "
+		        "judges the attributes\n", __func__);
+		return;
+	}
 	posix_spawnattr_init(&attr);
 	ck_assert_int_eq(posix_spawnattr_setflags(&attr, 0x4000), EINVAL);
 	memcpy(&attr, &(short){ 0x4000 }, sizeof(short));
@@ -628,10 +701,11 @@ START_TEST(test_action_errors)
 	dual_init(&d);
 	d_open(&d, 3, "/nonexistent/file", O_RDONLY, 0);
 	free(run_both(&d, 0, PROBE, argv, ENOENT));
-	/* The stage and the index of the failing action are on record. */
+	/* The stage and the index of the failing action are on record (the
+	 * portable build's posix_spawn does not say which step failed). */
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
-	ck_assert_int_eq(oc.stage, SBX_STAGE_FILE_ACTION);
-	ck_assert_int_eq(oc.action, 1);
+	ck_assert_int_eq(oc.stage, SBX_BUILD_LANDLOCK ? SBX_STAGE_FILE_ACTION : SBX_STAGE_EXEC);
+	ck_assert_int_eq(oc.action, SBX_BUILD_LANDLOCK ? 1 : -1);
 	ck_assert_int_eq(oc.error, ENOENT);
 	dual_destroy(&d);
 
@@ -646,7 +720,13 @@ START_TEST(test_action_errors)
 	dual_destroy(&d);
 	close(file);
 
-	/* Add-time errors are the same as glibc's. */
+	/* Add-time errors are the same as glibc's (elsewhere, the file_actions
+	 * suite checks them against glibc's rule). */
+#ifndef __GLIBC__
+	fprintf(stderr, "SKIP %s (add-time errors beside the C library): it is not glibc, "
+	        "whose checks these are\n", __func__);
+	return;
+#endif
 	dual_init(&d);
 	d_open(&d, -1, "/x", O_RDONLY, 0);
 	d_close(&d, -1);

@@ -25,6 +25,7 @@ Suite *suite_controls(void);
 Suite *suite_errors(void);
 Suite *suite_escape(void);
 Suite *suite_usability(void);
+Suite *suite_portable(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 
@@ -57,19 +58,26 @@ int count_fds(void);
 /* Number of zombie children of this process. */
 int count_zombies(void);
 
-/* Whether Landlock is enforced here; tests that need it skip visibly. */
+/* Whether the library enforces Landlock here; tests that need it skip
+ * visibly, saying why not (the kernel, the build, an emulator). */
 int landlock_abi(void);
-#define REQUIRE_LANDLOCK()                                                              \
-	do {                                                                            \
-		if (landlock_abi() <= 0) {                                              \
-			fprintf(stderr, "SKIP %s: this kernel has no Landlock\n", __func__); \
-			return;                                                         \
-		}                                                                       \
+const char *no_landlock_why(void);
+#define REQUIRE_LANDLOCK()                                                            \
+	do {                                                                          \
+		if (landlock_abi() <= 0) {                                            \
+			fprintf(stderr, "SKIP %s: %s\n", __func__, no_landlock_why()); \
+			return;                                                       \
+		}                                                                     \
 	} while (0)
 
 /* Installs a seccomp filter making syscall nr fail with err, for this
- * process and its children. */
-void seccomp_fail(long nr, int err);
+ * process and its children.  Under an emulator that refuses filters, the
+ * test ends there, with a SKIP line. */
+#define seccomp_fail(nr, err) seccomp_fail_(nr, err, __func__)
+void seccomp_fail_(long nr, int err, const char *test);
+/* Whether this process runs under a user-mode emulator (qemu-user), which
+ * breaks clone(CLONE_VM): the library probes it too (its fork fallback). */
+bool emulated(void);
 int prctl_no_new_privs(void);
 
 #endif

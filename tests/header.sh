@@ -35,7 +35,21 @@ ${CC:-cc} ${CFLAGS:-} "$tmp/h.o" ${LDFLAGS:-} -L"$libdir" -lsbxspawn -o "$tmp/h"
 LD_LIBRARY_PATH="$libdir" "$tmp/h" > "$tmp/out"
 grep -q 'Landlock refused the ruleset' "$tmp/out"
 echo "link: a C program links with the built library and runs"
-if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+# Which C library a compiler builds for: a C++ compiler for another one
+# than the C compiler's (no musl C++ compiler beside musl-gcc) cannot link
+# with this library.
+libc_of() {
+	lang=$1
+	shift
+	printf '#include <limits.h>\n#ifdef __GLIBC__\nlibc=glibc\n#else\nlibc=other\n#endif\n' |
+		"$@" -E -x "$lang" - 2>/dev/null | grep '^libc='
+}
+# shellcheck disable=SC2086
+if command -v "${CXX:-c++}" >/dev/null 2>&1 &&
+	[ "$(libc_of c ${CC:-cc})" != "$(libc_of c++ ${CXX:-c++})" ]; then
+	echo "header: SKIP C++ check, the C++ compiler builds for another C library than $CC"
+	exit 77
+elif command -v "${CXX:-c++}" >/dev/null 2>&1; then
 	cp "$tmp/h.c" "$tmp/h.cc"
 	# shellcheck disable=SC2086
 	${CXX:-c++} -std=c++11 -pedantic -Wall -Wextra -Werror ${CFLAGS:-} -I"$inc" "$tmp/h.cc" \

@@ -237,7 +237,8 @@ for page in $pages; do
 		rm -f "$roff"
 		grep -q '^#include' "$c" || continue # a shell session, not a program
 		found=$((found + 1))
-		if ! ${CC:-cc} -Wall -Wextra -Werror -I"$top_srcdir/include" -c "$c" -o "$tmp/example.o" \
+		# shellcheck disable=SC2086
+		if ! ${CC:-cc} -Wall -Wextra -Werror ${CHECK_CFLAGS:-} -I"$top_srcdir/include" -c "$c" -o "$tmp/example.o" \
 			> "$tmp/cc" 2>&1; then
 			warn "$page: its example does not compile:"
 			sed 's/^/    /' "$tmp/cc"

@@ -17,6 +17,7 @@ int main(void)
 	sr = srunner_create(suite_file_actions());
 
 	srunner_add_suite(sr, suite_spawn());
+#if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
 	srunner_add_suite(sr, suite_scope());
 	srunner_add_suite(sr, suite_confine());
@@ -26,10 +27,17 @@ int main(void)
 	srunner_add_suite(sr, suite_errors());
 	srunner_add_suite(sr, suite_escape());
 	srunner_add_suite(sr, suite_usability());
+#else
+	/* The portable build: the suites that apply to it. */
+	srunner_add_suite(sr, suite_scope());
+	srunner_add_suite(sr, suite_portable());
+#endif
+	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);
 	if (abi > 0)
 		printf("Landlock: ABI %d, enforcing\n", abi);
 	else
-		printf("Landlock: absent; every test that needs it prints SKIP\n");
+		printf("Landlock: absent (%s); every test that needs it prints SKIP\n",
+		       no_landlock_why());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <linux/capability.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,12 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+#if SBX_BUILD_LANDLOCK
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
+#endif
 #include "sbxspawn/sbxspawn.h"
 
 #define EXIT_FAILED 125
@@ -119,6 +121,13 @@ static unsigned parse_port(const char *arg)
 
 /* ---- --status ------------------------------------------------------------ */
 
+/* Which build this is: Landlock or portable, the C library, the host. */
+static void print_build(void)
+{
+	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);
+}
+
+#if SBX_BUILD_LANDLOCK
 static const struct {
 	const char *name;
 	uint64_t bit;
@@ -174,6 +183,7 @@ static int status(int require)
 	int err = errno;
 	long errata;
 
+	print_build();
 	if (abi <= 0) {
 		printf("Landlock: absent: %s\n",
 		       err == ENOSYS ? "not built into this kernel (ENOSYS); commands run unconfined"
@@ -215,6 +225,17 @@ static int status(int require)
 		printf("no_new_privs: cannot be set (%s): confinement would be refused\n", strerror(errno));
 	return abi <= 0 && require ? EXIT_FAILED : 0;
 }
+#else
+/* The portable build confines nothing, whatever the kernel has. */
+static int status(int require)
+{
+	print_build();
+	printf("Landlock: not in this build (portable): commands run unconfined%s\n",
+	       require ? "; --require refuses them (status 125)" : "");
+	printf("controls enforceable: none\n");
+	return require ? EXIT_FAILED : 0;
+}
+#endif
 
 /* ---- the options ----------------------------------------------------------- */
 
@@ -307,6 +328,7 @@ static int show_help(struct settings *set, const char *name, const char *arg)
 static int show_version(struct settings *set, const char *name, const char *arg)
 {
 	printf("sbxrun (libsbxspawn) %s\n", PACKAGE_VERSION);
+	print_build();
 	exit(0);
 }
 
@@ -525,8 +547,8 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
 	if (err == ENOTSUP) {
-		fprintf(stderr, "sbxrun: %s: not run: this kernel has no Landlock and --require was given\n",
-		        argv[0]);
+		fprintf(stderr, "sbxrun: %s: not run: %s has no Landlock and --require was given\n",
+		        argv[0], SBX_BUILD_LANDLOCK ? "this kernel" : "this build (portable)");
 		return EXIT_FAILED;
 	}
 	/* A scope that could not be compiled is sbxrun's failure; an exec

@@ -1,6 +1,8 @@
 /* One filesystem operation, its result on stdout as "ok" or the errno's
  * name, and exit status 0 or 1: the C program the confinement tests run. */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "compat/compat.h"
 
 /* A TCP socket to 127.0.0.1:port, bound or connected. */
 static int tcp(const char *port, int do_bind)

@@ -1,0 +1,125 @@
+/*
+ * The kernel interfaces the library, sbxrun and the tests use beside
+ * Landlock (compat/landlock.h): seccomp filters and their notifications,
+ * classic BPF, audit architectures, capabilities.  From the kernel's own
+ * headers where the compiler sees them; else (Debian's musl-gcc sees no
+ * <linux/...>) defined here, as the kernel's stable interface has them.
+ */
+#ifndef SBX_COMPAT_KERNEL_H
+#define SBX_COMPAT_KERNEL_H
+
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#ifdef HAVE_LINUX_FILTER_H
+#include <linux/filter.h>
+#else
+struct sock_filter {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
+struct sock_fprog {
+	unsigned short len;
+	struct sock_filter *filter;
+};
+
+#define BPF_CLASS(code) ((code) & 0x07)
+#define BPF_LD 0x00
+#define BPF_ALU 0x04
+#define BPF_JMP 0x05
+#define BPF_RET 0x06
+#define BPF_SIZE(code) ((code) & 0x18)
+#define BPF_W 0x00
+#define BPF_MODE(code) ((code) & 0xe0)
+#define BPF_ABS 0x20
+#define BPF_OP(code) ((code) & 0xf0)
+#define BPF_AND 0x50
+#define BPF_JA 0x00
+#define BPF_JEQ 0x10
+#define BPF_JGT 0x20
+#define BPF_JGE 0x30
+#define BPF_JSET 0x40
+#define BPF_SRC(code) ((code) & 0x08)
+#define BPF_K 0x00
+#define BPF_STMT(code, k) { (unsigned short)(code), 0, 0, k }
+#define BPF_JUMP(code, k, jt, jf) { (unsigned short)(code), jt, jf, k }
+#endif
+
+#ifdef HAVE_LINUX_SECCOMP_H
+#include <linux/seccomp.h>
+#else
+#define SECCOMP_MODE_FILTER 2
+#define SECCOMP_SET_MODE_FILTER 1
+#define SECCOMP_FILTER_FLAG_TSYNC (1UL << 0)
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
+#define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#define SECCOMP_RET_ERRNO 0x00050000U
+#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
+#define SECCOMP_RET_ALLOW 0x7fff0000U
+#define SECCOMP_RET_ACTION_FULL 0xffff0000U
+#define SECCOMP_RET_DATA 0x0000ffffU
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+
+struct seccomp_data {
+	int nr;
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t args[6];
+};
+
+struct seccomp_notif {
+	uint64_t id;
+	uint32_t pid;
+	uint32_t flags;
+	struct seccomp_data data;
+};
+
+struct seccomp_notif_resp {
+	uint64_t id;
+	int64_t val;
+	int32_t error;
+	uint32_t flags;
+};
+
+#define SECCOMP_IOCTL_NOTIF_RECV _IOWR('!', 0, struct seccomp_notif)
+#define SECCOMP_IOCTL_NOTIF_SEND _IOWR('!', 1, struct seccomp_notif_resp)
+#define SECCOMP_IOCTL_NOTIF_ID_VALID _IOW('!', 2, uint64_t)
+#endif
+
+#ifdef HAVE_LINUX_AUDIT_H
+#include <linux/audit.h>
+#else
+#define AUDIT_ARCH_AARCH64 (183U | 0x80000000U | 0x40000000U)
+#define AUDIT_ARCH_ARM (40U | 0x40000000U)
+#define AUDIT_ARCH_I386 (3U | 0x40000000U)
+#define AUDIT_ARCH_PPC64LE (21U | 0x80000000U | 0x40000000U)
+#define AUDIT_ARCH_RISCV64 (243U | 0x80000000U | 0x40000000U)
+#define AUDIT_ARCH_S390X (22U | 0x80000000U)
+#define AUDIT_ARCH_X86_64 (62U | 0x80000000U | 0x40000000U)
+#endif
+
+#ifdef HAVE_LINUX_CAPABILITY_H
+#include <linux/capability.h>
+#else
+#define _LINUX_CAPABILITY_VERSION_3 0x20080522
+#define CAP_DAC_READ_SEARCH 2
+#define CAP_SETPCAP 8
+#define CAP_SYS_ADMIN 21
+
+typedef struct __user_cap_header_struct {
+	uint32_t version;
+	int pid;
+} *cap_user_header_t;
+
+typedef struct __user_cap_data_struct {
+	uint32_t effective;
+	uint32_t permitted;
+	uint32_t inheritable;
+} *cap_user_data_t;
+#endif
+
+#endif /* SBX_COMPAT_KERNEL_H */
