@@ -359,6 +359,18 @@ END_TEST
 
 /* ---- the child's errors that the differential suite does not reach ------- */
 
+/* Whether the C library's posix_spawn cannot tell a failed child here
+ * (an emulator that breaks CLONE_VM); said once, for test. */
+static bool libc_unreliable(const char *test)
+{
+	if (!emulated())
+		return false;
+	if (test)
+		fprintf(stderr, "SKIP %s (beside the C library): under the emulator (qemu-user) its "
+		        "posix_spawn cannot tell a failed child\n", test);
+	return true;
+}
+
 START_TEST(test_child_errors)
 {
 	char *argv[] = { "true", NULL };
@@ -376,7 +388,10 @@ START_TEST(test_child_errors)
 		memset(big[i], 'x', 2047);
 		big[i][2047] = '\0';
 	}
-	ck_assert_int_eq(posix_spawn(&pid, "/bin/true", NULL, NULL, big, environ), E2BIG);
+	/* Beside the C library's own (which under an emulator cannot tell a
+	 * failed child). */
+	if (!libc_unreliable(__func__))
+		ck_assert_int_eq(posix_spawn(&pid, "/bin/true", NULL, NULL, big, environ), E2BIG);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, NULL, big, environ), E2BIG);
 	for (size_t i = 0; i < n; i++)
 		free(big[i]);
@@ -386,7 +401,8 @@ START_TEST(test_child_errors)
 	snprintf(prog, sizeof(prog), "%s/prog", dir);
 	write_file(prog, "#!/bin/sh\nexit 0\n", 0755);
 	fd = open(prog, O_WRONLY | O_CLOEXEC);
-	ck_assert_int_eq(posix_spawn(&pid, prog, NULL, NULL, argv, environ), ETXTBSY);
+	if (!libc_unreliable(NULL))
+		ck_assert_int_eq(posix_spawn(&pid, prog, NULL, NULL, argv, environ), ETXTBSY);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, prog, NULL, NULL, NULL, argv, environ), ETXTBSY);
 	close(fd);
 
@@ -399,7 +415,8 @@ START_TEST(test_child_errors)
 
 	posix_spawn_file_actions_init(&g);
 	posix_spawn_file_actions_addtcsetpgrp_np(&g, fd);
-	ck_assert_int_eq(posix_spawn(&pid, "/bin/true", &g, NULL, argv, environ), ENOTTY);
+	if (!libc_unreliable(NULL))
+		ck_assert_int_eq(posix_spawn(&pid, "/bin/true", &g, NULL, argv, environ), ENOTTY);
 	posix_spawn_file_actions_destroy(&g);
 #else
 	fprintf(stderr, "SKIP %s (ENOTTY, beside the C library): it has no "

@@ -41,9 +41,11 @@ struct result {
 	char *out;
 };
 
-static void dual_init(struct dual *d)
+#define dual_init(d) dual_init_(d, __func__)
+static void dual_init_(struct dual *d, const char *test)
 {
 	memset(d, 0, sizeof(*d));
+	d->test = test;
 	posix_spawn_file_actions_init(&d->g);
 	sbx_file_actions_init(&d->s);
 	posix_spawnattr_init(&d->attr);
@@ -93,35 +95,30 @@ static void d_fchdir(struct dual *d, int fd)
 	!HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
 /* The C library lacks what the test asks for: sbx alone, against the
  * test's expectations. */
-static void lacks(struct dual *d, const char *what, const char *test)
+static void lacks(struct dual *d, const char *what)
 {
 	d->lacks = what;
-	d->test = test;
 }
 #endif
 
-#define d_closefrom(d, from) d_closefrom_(d, from, __func__)
-static void d_closefrom_(struct dual *d, int from, const char *test)
+static void d_closefrom(struct dual *d, int from)
 {
 #if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
-	(void)test;
 	BOTH(posix_spawn_file_actions_addclosefrom_np(&d->g, from),
 	     sbx_file_actions_addclosefrom(&d->s, from));
 #else
-	lacks(d, "posix_spawn_file_actions_addclosefrom_np", test);
+	lacks(d, "posix_spawn_file_actions_addclosefrom_np");
 	ck_assert_int_eq(sbx_file_actions_addclosefrom(&d->s, from), from < 0 ? EBADF : 0);
 #endif
 }
 
-#define d_tcsetpgrp(d, fd) d_tcsetpgrp_(d, fd, __func__)
-static void d_tcsetpgrp_(struct dual *d, int fd, const char *test)
+static void d_tcsetpgrp(struct dual *d, int fd)
 {
 #if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
-	(void)test;
 	BOTH(posix_spawn_file_actions_addtcsetpgrp_np(&d->g, fd),
 	     sbx_file_actions_addtcsetpgrp(&d->s, fd));
 #else
-	lacks(d, "posix_spawn_file_actions_addtcsetpgrp_np", test);
+	lacks(d, "posix_spawn_file_actions_addtcsetpgrp_np");
 	ck_assert_int_eq(sbx_file_actions_addtcsetpgrp(&d->s, fd), fd < 0 ? EBADF : 0);
 #endif
 }
@@ -179,9 +176,15 @@ static char *run_both(struct dual *d, int search, const char *file, char *const 
 {
 	struct result g, s;
 
-	if (d->lacks) {
-		fprintf(stderr, "SKIP %s (the comparison with the C library): it has no %s; the "
-		        "child is checked against the test's expectations alone\n", d->test, d->lacks);
+	if (d->lacks || (want_ret && emulated())) {
+		if (d->lacks)
+			fprintf(stderr, "SKIP %s (the comparison with the C library): it has no %s; "
+			        "the child is checked against the test's expectations alone\n", d->test,
+			        d->lacks);
+		else
+			fprintf(stderr, "SKIP %s (the comparison of a failure with the C library): "
+			        "under the emulator (qemu-user) its posix_spawn cannot tell a failed "
+			        "child\n", d->test);
 		s = run_one(d, 1, search, file, argv);
 		ck_assert_msg(s.ret == want_ret, "sbx returned %d (%s), the test expects %d", s.ret,
 		              strerror(s.ret), want_ret);
@@ -438,11 +441,16 @@ static void handler(int sig)
 
 /* The ignored signals the probe printed: those of 1 to 31 as want says;
  * glibc leaves its own two (32, 33) ignored, musl those it caught. */
-static void assert_ignored(const char *out, unsigned long long want)
+static void assert_ignored(const char *out, unsigned long long want, const char *test)
 {
 	const char *line = strstr(out, "SigIgn:\t");
 	unsigned long long ign;
 
+	if (emulated()) {
+		fprintf(stderr, "SKIP %s (what is ignored): the probe runs under the emulator "
+		        "(qemu-user), whose own signal dispositions the kernel shows\n", test);
+		return;
+	}
 	ck_assert_ptr_nonnull(line);
 	ign = strtoull(line + 8, NULL, 16);
 	ck_assert_msg((ign & 0x7fffffffULL) == want, "SigIgn %llx, want %llx below 32", ign, want);
@@ -463,7 +471,7 @@ START_TEST(test_sigdefault)
 	dual_init(&d);
 	out = probe_both(&d);
 	/* Ignored signals stay ignored; caught ones are reset. */
-	assert_ignored(out, 0xa00);
+	assert_ignored(out, 0xa00, __func__);
 	free(out);
 	dual_destroy(&d);
 
@@ -473,7 +481,7 @@ START_TEST(test_sigdefault)
 	d_flags(&d, POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setsigdefault(&d.attr, &set);
 	out = probe_both(&d);
-	assert_ignored(out, 0x800);
+	assert_ignored(out, 0x800, __func__);
 	free(out);
 	dual_destroy(&d);
 }

@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <sched.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,29 +182,6 @@ const char *no_landlock_why(void)
 	if (syscall(444, NULL, 0, 1) < 0 && errno == ENOSYS && emulated())
 		return "Landlock is not passed through by the emulator (qemu-user: ENOSYS)";
 	return "this kernel has no Landlock";
-}
-
-static int vm_probe(void *arg)
-{
-	*(volatile int *)arg = 1;
-	_exit(0);
-}
-
-bool emulated(void)
-{
-	static int state; /* 0 unknown, 1 emulated, -1 not */
-
-	if (state == 0) {
-		static char stack[64 * 1024] __attribute__((aligned(16)));
-		volatile int shared = 0;
-		pid_t pid = clone(vm_probe, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
-		                  (void *)&shared);
-
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		state = pid > 0 && !shared ? 1 : -1;
-	}
-	return state > 0;
 }
 
 void seccomp_fail_(long nr, int err, const char *test)

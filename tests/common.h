@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "sbxspawn/sbxspawn.h"
+#include "tests/emulated.h"
 
 /* Seconds a spawning test case may take before Check calls it hung. */
 #define SPAWN_TIMEOUT 60
@@ -75,9 +76,7 @@ const char *no_landlock_why(void);
  * test ends there, with a SKIP line. */
 #define seccomp_fail(nr, err) seccomp_fail_(nr, err, __func__)
 void seccomp_fail_(long nr, int err, const char *test);
-/* Whether this process runs under a user-mode emulator (qemu-user), which
- * breaks clone(CLONE_VM): the library probes it too (its fork fallback). */
-bool emulated(void);
+
 int prctl_no_new_privs(void);
 
 #endif

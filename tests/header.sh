@@ -35,19 +35,20 @@ ${CC:-cc} ${CFLAGS:-} "$tmp/h.o" ${LDFLAGS:-} -L"$libdir" -lsbxspawn -o "$tmp/h"
 LD_LIBRARY_PATH="$libdir" "$tmp/h" > "$tmp/out"
 grep -q 'Landlock refused the ruleset' "$tmp/out"
 echo "link: a C program links with the built library and runs"
-# Which C library a compiler builds for: a C++ compiler for another one
-# than the C compiler's (no musl C++ compiler beside musl-gcc) cannot link
-# with this library.
-libc_of() {
+# What a compiler builds for, machine and C library: a C++ compiler for
+# another than the C compiler's (no musl C++ compiler beside musl-gcc, no
+# cross C++ compiler in a cross build) cannot link with this library.
+target_of() {
 	lang=$1
 	shift
+	"$@" -dumpmachine
 	printf '#include <limits.h>\n#ifdef __GLIBC__\nlibc=glibc\n#else\nlibc=other\n#endif\n' |
 		"$@" -E -x "$lang" - 2>/dev/null | grep '^libc='
 }
 # shellcheck disable=SC2086
 if command -v "${CXX:-c++}" >/dev/null 2>&1 &&
-	[ "$(libc_of c ${CC:-cc})" != "$(libc_of c++ ${CXX:-c++})" ]; then
-	echo "header: SKIP C++ check, the C++ compiler builds for another C library than $CC"
+	[ "$(target_of c ${CC:-cc})" != "$(target_of c++ ${CXX:-c++})" ]; then
+	echo "header: SKIP C++ check, the C++ compiler builds for another machine or C library than $CC"
 	exit 77
 elif command -v "${CXX:-c++}" >/dev/null 2>&1; then
 	cp "$tmp/h.c" "$tmp/h.cc"
