@@ -205,7 +205,8 @@ END_TEST
 
 /* ---- 2. no Landlock ------------------------------------------------------ */
 
-static void no_landlock(int err)
+#define no_landlock(err) no_landlock_(err, __func__)
+static void no_landlock_(int err, const char *test)
 {
 	struct tree t;
 	struct seen seen;
@@ -218,7 +219,7 @@ static void no_landlock(int err)
 	tree_make(&t);
 	argv[2] = (char *)t.secret;
 	/* Before the first spawn, so the once-per-process probe sees it. */
-	seccomp_fail(SYS_landlock_create_ruleset, err);
+	seccomp_fail_(SYS_landlock_create_ruleset, err, test);
 	scope_make(&s, &seen, t.other);
 	/* Unconfined, and said once per process. */
 	for (int i = 0; i < 3; i++) {
