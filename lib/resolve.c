@@ -66,25 +66,34 @@ static int follow(char *out, char *todo, size_t cap, char **p)
 }
 
 /* Where the whole of path exists, the kernel resolves it in one open and
- * names what it reached: 0 with out filled, or -1 to walk it instead. */
+ * names what it reached: 0 with out filled, or -1 to walk it instead.
+ * The name is read from the calling thread's own descriptor table (a
+ * thread that unshared its table has descriptors /proc/self does not
+ * show), and it is believed only if it leads back to the very inode that
+ * was opened: a name read from another table, or renamed meanwhile, is
+ * never taken for this one. */
 static int resolve_existing(const char *path, char *out)
 {
 #ifdef O_PATH
 	char link[64];
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat opened, named;
+	int fd = open(path, O_PATH | O_CLOEXEC), err;
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	snprintf(link, sizeof(link), "/proc/thread-self/fd/%d", fd);
 	n = readlink(link, out, PATH_MAX);
+	err = n <= 0 || n >= PATH_MAX || fstat(fd, &opened);
 	close(fd);
 	/* Not a name a walk would give (unreachable from the root, deleted,
-	 * no /proc): walk. */
-	if (n <= 0 || n >= PATH_MAX || out[0] != '/' ||
+	 * no /proc), or not this inode's: walk. */
+	if (err || out[0] != '/' ||
 	    ((size_t)n > 10 && !memcmp(out + n - 10, " (deleted)", 10)))
 		return -1;
 	out[n] = '\0';
+	if (lstat(out, &named) || named.st_dev != opened.st_dev || named.st_ino != opened.st_ino)
+		return -1;
 	return 0;
 #else
 	/* No O_PATH, no /proc/self/fd (the portable build's hosts): walk. */

@@ -197,6 +197,46 @@ START_TEST(test_thread_mount_namespace)
 }
 END_TEST
 
+/* A thread with a descriptor table of its own: the number its resolution
+ * opens may name something else entirely in the thread-group leader's
+ * table, which /proc/self/fd shows.  The leader holds a granted directory
+ * at the number the thread's open will get; the denial must still be the
+ * path that was added. */
+struct own_table {
+	int decoy_fd;
+	const char *verdict;
+};
+
+static void *in_own_fd_table(void *arg)
+{
+	struct own_table *ot = arg;
+	sbx_scopeattr_t s;
+
+	if (unshare(CLONE_FILES) || close(ot->decoy_fd))
+		return NULL;
+	scope_deny(&s, t.other); /* opened at decoy_fd in this table alone */
+	ot->verdict = strdup(reads(&s, t.secret, false));
+	sbx_scopeattr_destroy(&s);
+	return NULL;
+}
+
+START_TEST(test_thread_own_fd_table)
+{
+	struct own_table ot = { -1, NULL };
+	pthread_t th;
+
+	REQUIRE_LANDLOCK();
+	ot.decoy_fd = open(t.mine, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(ot.decoy_fd, 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, in_own_fd_table, &ot), 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_msg(ot.verdict, "the thread could not unshare its descriptor table");
+	ck_assert_str_eq(ot.verdict, "EACCES");
+	free((char *)ot.verdict);
+	close(ot.decoy_fd);
+}
+END_TEST
+
 /* ---- 5: stacking filesystems are second names ---------------------------- */
 
 START_TEST(test_overlay_second_name)
@@ -352,6 +392,7 @@ START_TEST(test_coarse_timestamps)
 	snprintf(fs, sizeof(fs), "%s/fs", t.top);
 	mkdir(fs, 0755);
 	snprintf(cmd, sizeof(cmd),
+	         "PATH=/usr/sbin:/sbin:$PATH; "
 	         "truncate -s 16M %s && mkfs.ext4 -q -I 128 -F %s >/dev/null 2>&1 && mount -o loop %s %s",
 	         img, img, img, fs);
 	if (system(cmd) != 0) {
@@ -428,6 +469,7 @@ TCase *tcase_escape_world(void)
 	tcase_add_test(tc, test_denied_symlink_repointed);
 	tcase_add_test(tc, test_allowed_symlink_repointed);
 	tcase_add_test(tc, test_thread_mount_namespace);
+	tcase_add_test(tc, test_thread_own_fd_table);
 	tcase_add_test(tc, test_overlay_second_name);
 	tcase_add_test(tc, test_exchange_during_compile);
 	tcase_add_test(tc, test_snapshot_atomic_save);
