@@ -42,9 +42,9 @@ static long sys(long nr, long a, long b, long c, long d)
 	return r == -1 ? -errno : r;
 }
 
-CHILD static _Noreturn void child_exit(struct child *c, int stage, int action, int err, int status)
+CHILD static _Noreturn void child_exit(struct child *c, struct child_result res, int status)
 {
-	c->res = (struct child_result){ .stage = stage, .action = action, .err = err };
+	c->res = res;
 	if (c->report_fd >= 0)
 		(void)sys(SYS_write, c->report_fd, (long)&c->res, sizeof(c->res), 0);
 	_exit(status);
@@ -52,7 +52,7 @@ CHILD static _Noreturn void child_exit(struct child *c, int stage, int action, i
 
 CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
 {
-	child_exit(c, stage, action, err, 127);
+	child_exit(c, (struct child_result){ .stage = stage, .action = action, .err = err }, 127);
 }
 
 /* Whether the C library's posix_spawn leaves its own signal sig (one that
@@ -302,24 +302,38 @@ static void put_error(struct line *l, int err, bool landlock)
 	put_num(l, err);
 }
 
-/* One line on fd 2, which is where the caller's file actions put it. */
-CHILD static _Noreturn void child_refuse(struct child *c, bool landlock, const char *call, int err)
+/* Landlock's own steps (and no_new_privs, which it needs) are a refused
+ * ruleset; the ids, capabilities and filter, a confinement that could not
+ * be applied. */
+CHILD const char *sbx__refused_by(const char *call)
+{
+	return !strncmp(call, "landlock", 8) || !strncmp(call, "prctl(PR_SET_NO", 15)
+	               ? SBX_REFUSED_LANDLOCK
+	               : SBX_REFUSED_APPLY;
+}
+
+/* One line on fd 2, which is where the caller's file actions put it:
+ * "sbxspawn: PROGRAM: not run: WHAT: CALL: WHY". */
+CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int err)
 {
 	struct line l = { .len = 0 };
 
 	put(&l, "sbxspawn: ");
 	put(&l, c->shown);
-	/* Landlock's own steps, and the controls it cannot enforce, are a
-	 * refused ruleset; the ids, capabilities and filter, a confinement that
-	 * could not be applied. */
-	put(&l, landlock ? ": not run: Landlock refused the ruleset: "
-	                 : ": not run: its confinement could not be applied: ");
-	put(&l, call);
+	put(&l, ": not run: ");
+	put(&l, r.what);
 	put(&l, ": ");
-	put_error(&l, err, landlock);
+	put(&l, r.call);
+	put(&l, ": ");
+	if (r.why)
+		put(&l, r.why);
+	else
+		put_error(&l, err, !strncmp(r.what, "Landlock", 8));
 	l.buf[l.len++] = '\n';
 	(void)sys(SYS_write, 2, (long)l.buf, (long)l.len, 0);
-	child_exit(c, SBX_STAGE_CONFINE, -1, err, SBX_EXIT_REFUSED);
+	child_exit(c, (struct child_result){ .stage = SBX_STAGE_CONFINE, .action = -1, .err = err,
+	                                     .refusal = r },
+	           SBX_EXIT_REFUSED);
 }
 
 /* The bounding set emptied (an exec as uid 0 would fill the capabilities
@@ -410,10 +424,9 @@ CHILD static void confine(struct child *c)
 	int err;
 
 	if (c->refused)
-		child_refuse(c, true, c->refused_call, c->refused);
+		child_refuse(c, c->refusal, c->refused);
 	if ((err = sbx__confine(&c->cf, &call)))
-		child_refuse(c, !strncmp(call, "landlock", 8) || !strncmp(call, "prctl(PR_SET_NO", 15),
-		             call, err);
+		child_refuse(c, (struct refusal){ sbx__refused_by(call), call, NULL }, err);
 	if (c->cf.ruleset_fd >= 0)
 		(void)sys(SYS_close, c->cf.ruleset_fd, 0, 0, 0);
 }
@@ -433,7 +446,8 @@ CHILD int sbx__child_main(void *arg)
 	if ((r = move_up(&c->report_fd, c->fd_floor)) < 0)
 		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
 	if ((r = move_up(&c->cf.ruleset_fd, c->fd_floor)) < 0)
-		child_refuse(c, false, "fcntl(F_DUPFD_CLOEXEC)", (int)-r);
+		child_refuse(c, (struct refusal){ SBX_REFUSED_APPLY, "fcntl(F_DUPFD_CLOEXEC)", NULL },
+		             (int)-r);
 	/* What the library keeps open is nothing a file action may see. */
 	for (size_t i = 0; i < c->nhidden; i++)
 		(void)sys(SYS_close, c->hidden[i], 0, 0, 0);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "sbxspawn/sbxspawn.h"
+#include "lib/internal.h"
 
 #define CHILD_STACK (64 * 1024)
 #define KERNEL_SIGSET_SIZE (_NSIG / 8)
@@ -37,6 +38,9 @@ struct child_result {
 	int stage; /* enum sbx_stage; 0 while it has not failed */
 	int action;
 	int err;
+	struct refusal refusal; /* at SBX_STAGE_CONFINE: what refused it (the
+	                         * strings are the parent's, at the same
+	                         * addresses in a forked child) */
 };
 
 /* The record the parent prepares and the child reads (and, with CLONE_VM,
@@ -59,7 +63,7 @@ struct child {
 
 	struct confinement cf;    /* applied after the file actions */
 	int refused;              /* errno of a ruleset the parent could not build */
-	const char *refused_call; /* the call that failed there */
+	struct refusal refusal;   /* and what refused it */
 	int fd_floor;             /* our descriptors move to at least this */
 	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
 	int report_rfd;           /* and the parent's end of it, closed first */

@@ -81,7 +81,7 @@ static int open_ruleset(struct compiler *cc)
 	if (fd < 0) {
 		/* Landlock is there and said no. */
 		out->error = -fd;
-		out->refused_call = "landlock_create_ruleset";
+		out->refusal = (struct refusal){ SBX_REFUSED_LANDLOCK, "landlock_create_ruleset", NULL };
 		out->fd = -1;
 		out->confinement = SBX_OUTCOME_REFUSED;
 		return -1;
@@ -184,7 +184,8 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 		/* Present, as far as anyone can tell, and refusing. */
 		out->confinement = SBX_OUTCOME_REFUSED;
 		out->error = -kernel_abi;
-		out->refused_call = "landlock_create_ruleset(VERSION)";
+		out->refusal = (struct refusal){ SBX_REFUSED_LANDLOCK, "landlock_create_ruleset(VERSION)",
+		                                 NULL };
 		return 0;
 	}
 	out->abi = scope->abi_cap && scope->abi_cap < kernel_abi ? scope->abi_cap : kernel_abi;

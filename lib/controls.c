@@ -21,18 +21,21 @@ struct settle {
 	struct sbx_ruleset *out;
 	bool seccomp;      /* this architecture's filters are known */
 	const char *short_of; /* the first control not enforced in full */
+	const char *short_why; /* and why */
 };
 
 /* A control not enforced in full: a warning, or under SBX_SCOPE_STRICT
  * the reason for a refusal. */
-static void short_of(struct settle *s, const char *what)
+static void short_of(struct settle *s, const char *control, const char *why)
 {
-	if (!s->short_of)
-		s->short_of = what;
+	if (!s->short_of) {
+		s->short_of = control;
+		s->short_why = why;
+	}
 	if (!(s->scope->flags & SBX_SCOPE_STRICT))
-		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, what, NULL,
-		           "not enforced: %s; the rest of the scope is (SBX_SCOPE_STRICT refuses "
-		           "instead)", what);
+		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, control, NULL,
+		           "not enforced: %s (%s); the rest of the scope is (SBX_SCOPE_STRICT refuses "
+		           "instead)", control, why);
 }
 
 static void settle_io_uring(struct settle *s)
@@ -42,7 +45,7 @@ static void settle_io_uring(struct settle *s)
 	if (s->seccomp)
 		s->out->closed |= SBX_CLOSE_IO_URING;
 	else
-		short_of(s, "io_uring (needs seccomp on x86_64 or aarch64)");
+		short_of(s, "io_uring", "needs seccomp on x86_64 or aarch64");
 }
 
 /* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;
@@ -57,15 +60,15 @@ static void settle_tcp(struct settle *s)
 		return;
 	if (out->abi < 4) {
 		if (want & SBX_SCOPE_NO_TCP_BIND)
-			short_of(s, "tcp_bind (needs Landlock ABI 4)");
+			short_of(s, "tcp_bind", "needs Landlock ABI 4");
 		if (want & SBX_SCOPE_NO_TCP_CONNECT)
-			short_of(s, "tcp_connect (needs Landlock ABI 4)");
+			short_of(s, "tcp_connect", "needs Landlock ABI 4");
 		return;
 	}
 	out->net = (want & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
 	           (want & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
 	if (!s->seccomp) {
-		short_of(s, "tcp: MPTCP sockets and TCP Fast Open (need seccomp on x86_64 or aarch64)");
+		short_of(s, "tcp", "MPTCP sockets and TCP Fast Open need seccomp on x86_64 or aarch64");
 		return;
 	}
 	out->closed |= SBX_CLOSE_MPTCP | SBX_CLOSE_IO_URING;
@@ -82,19 +85,20 @@ static void settle_tcp(struct settle *s)
 		out->closed |= SBX_CLOSE_TCP;
 		out->controls |= SBX_SCOPE_NO_TCP_BIND;
 	} else {
-		short_of(s, "tcp_bind: listen(2) on an unbound TCP socket still takes a port others "
-		            "can reach (closed only when no TCP at all is allowed)");
+		short_of(s, "tcp_bind", "listen(2) on an unbound TCP socket still takes a port others "
+		                        "can reach; only a scope that allows no TCP at all closes that");
 	}
 }
 
-static void settle_landlock(struct settle *s, int flag, int abi, const char *what)
+static void settle_landlock(struct settle *s, int flag, int abi, const char *control,
+                            const char *why)
 {
 	if (!(s->scope->flags & flag))
 		return;
 	if (s->out->abi >= abi)
 		s->out->controls |= flag;
 	else
-		short_of(s, what);
+		short_of(s, control, why);
 }
 
 int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
@@ -103,13 +107,13 @@ int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 
 	settle_tcp(&s);
 	settle_io_uring(&s);
-	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix (needs Landlock ABI 6)");
-	settle_landlock(&s, SBX_SCOPE_NO_SIGNAL, 6, "signal (needs Landlock ABI 6)");
-	settle_landlock(&s, SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect (needs Landlock ABI 9)");
+	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix", "needs Landlock ABI 6");
+	settle_landlock(&s, SBX_SCOPE_NO_SIGNAL, 6, "signal", "needs Landlock ABI 6");
+	settle_landlock(&s, SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect", "needs Landlock ABI 9");
 	if (s.short_of && (scope->flags & SBX_SCOPE_STRICT)) {
 		out->confinement = SBX_OUTCOME_REFUSED;
 		out->error = EOPNOTSUPP;
-		out->refused_call = s.short_of;
+		out->refusal = (struct refusal){ SBX_REFUSED_STRICT, s.short_of, s.short_why };
 		return -1;
 	}
 	if (out->closed & SBX_CLOSE_IO_URING)

@@ -139,6 +139,15 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
 	       scope ? scope->logger_arg : NULL);
 }
 
+void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err,
+                        const struct refusal *r, bool child_said)
+{
+	sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
+	           child_said ? "%s: not run: %s (%s: %s)" : "%s: not run: %s: %s: %s", file,
+	           r->what ? r->what : SBX_REFUSED_LANDLOCK, r->call ? r->call : "landlock",
+	           r->why ? r->why : strerror(err));
+}
+
 /* ---- the outcome of the last spawn of each thread -------------------- */
 
 struct outcome_slot {

@@ -270,14 +270,13 @@ static void refuse_enclosed(struct compiler *cc)
 	struct sbx_ruleset *out = cc->out;
 
 	if (asprintf(&out->refused_text,
-	             "listing %s, which the Landlock domain this process runs in forbids (make the "
-	             "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)",
+	             "%s (make the enclosing scope listable, with SBX_SCOPE_LISTABLE or sbxrun --listable)",
 	             cc->path) < 0) {
 		out->refused_text = NULL;
 		cc->err = ENOMEM;
 		return;
 	}
-	out->refused_call = out->refused_text;
+	out->refusal = (struct refusal){ SBX_REFUSED_LISTING, "open(O_DIRECTORY)", out->refused_text };
 	out->error = EACCES;
 	cc->refused = true;
 }

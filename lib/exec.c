@@ -74,20 +74,23 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 }
 
 /* Applies the compiled ruleset, and what the scope asks of ids and
- * capabilities, to the calling thread: 0, or the errno with *call naming
- * what failed. */
+ * capabilities, to the calling thread: 0, or the errno with *refusal
+ * saying what refused it. */
 static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
-                         const char **call)
+                         struct refusal *refusal)
 {
+	int err;
 	struct confinement cf = { .ruleset_fd = rs->fd, .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,
 	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
-		*call = rs->refused_call;
+		*refusal = rs->refusal;
 		return rs->error;
 	}
-	return sbx__confine(&cf, call);
+	if ((err = sbx__confine(&cf, &refusal->call)))
+		refusal->what = sbx__refused_by(refusal->call);
+	return err;
 }
 
 static int exec_confined(const char *file, int search, const sbx_scopeattr_t *scopeattr,
@@ -98,7 +101,8 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
-	const char *call = "", *search_path = NULL;
+	const char *search_path = NULL;
+	struct refusal refusal = { NULL, NULL, NULL };
 	int err = 0, stage = SBX_STAGE_SETUP, privilege = 0;
 
 	if (scopeattr && !scope) {
@@ -119,10 +123,8 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 			goto out;
 		privilege = sbx__privilege_kept(scope, 0);
 		sbx__announce_frozen(scope, rs, envp, NULL);
-		if ((err = restrict_self(scope, rs, &call))) {
-			sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
-			           "%s: not run: Landlock refused the ruleset: %s: %s", file, call,
-			           strerror(err));
+		if ((err = restrict_self(scope, rs, &refusal))) {
+			sbx__refused_event(scope, file, err, &refusal, false);
 			stage = SBX_STAGE_CONFINE;
 			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err, privilege);
 			sbx__scope_put(rs);

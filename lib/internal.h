@@ -164,6 +164,27 @@ bool sbx__seccomp_supported(void);
 /* The filter closing what `closed' says, or NULL with errno set. */
 struct sock_fprog *sbx__seccomp_build(int closed);
 void sbx__seccomp_free(struct sock_fprog *prog);
+
+/* What refused a confinement, in the three parts of the refusal line
+ * "sbxspawn: PROGRAM: not run: WHAT: CALL: WHY": WHAT says who refused
+ * (one of the SBX_REFUSED_* below), CALL what was tried, WHY why it was
+ * refused (NULL: the error number's text).  WHAT, CALL and the WHY made
+ * here never hold ": ", so that a reader can split the line. */
+struct refusal {
+	const char *what;
+	const char *call;
+	const char *why;
+};
+
+#define SBX_REFUSED_LANDLOCK "Landlock refused the ruleset"
+#define SBX_REFUSED_APPLY "its confinement could not be applied"
+#define SBX_REFUSED_STRICT "SBX_SCOPE_STRICT refuses a control not enforced in full"
+#define SBX_REFUSED_LISTING "the Landlock domain this process runs in forbids listing"
+
+/* Who refused, when the step named call failed while confining
+ * (async-signal-safe: the child asks it). */
+const char *sbx__refused_by(const char *call);
+
 /* Adds a path-beneath rule on fd: 0 or -errno. */
 int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
@@ -177,8 +198,8 @@ struct sbx_ruleset {
 	int abi;
 	int kernel_abi;
 	int error;        /* why the ruleset was refused */
-	const char *refused_call; /* what refused it */
-	char *refused_text;       /* refused_call, where it is made for this compile */
+	struct refusal refusal;   /* what refused it */
+	char *refused_text;       /* refusal.why, where it is made for this compile */
 	int controls;     /* SBX_SCOPE_NO_* enforced in full */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
 	uint64_t net;     /* the network rights the ruleset handles */
@@ -228,6 +249,13 @@ size_t sbx__escape(const char *in, char *out, size_t cap);
 void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
                 const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/* The SBX_EVENT_REFUSED about file.  Where no child writes the refusal
+ * line (sbx_execve), the event is that line (without its "sbxspawn: "
+ * head); else it says the same as "PROGRAM: not run: WHAT (CALL: WHY)",
+ * which no reader of the child's line takes for a second one. */
+void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err,
+                        const struct refusal *r, bool child_said);
 
 /* Records the outcome of this thread's spawn, with a copy of the ruleset's
  * dropped grants when rs is given. */

@@ -147,7 +147,7 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 		return err;
 	if ((*rs)->confinement == SBX_OUTCOME_REFUSED) {
 		c->refused = (*rs)->error;
-		c->refused_call = (*rs)->refused_call;
+		c->refusal = (*rs)->refusal;
 	}
 	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
@@ -196,9 +196,7 @@ static void report(const struct sbx_scope *scope, const struct child *c,
                    const struct sbx_ruleset *rs, const char *file, int err, int privilege)
 {
 	if (c->res.stage == SBX_STAGE_CONFINE)
-		sbx__event(scope, SBX_EVENT_REFUSED, c->res.err, file, NULL,
-		           "%s: not run: Landlock refused the ruleset (%s)", file,
-		           strerror(c->res.err));
+		sbx__refused_event(scope, file, c->res.err, &c->res.refusal, true);
 	sbx__outcome_record(c->res.stage == SBX_STAGE_CONFINE ? SBX_OUTCOME_REFUSED
 	                    : rs                              ? rs->confinement
 	                                                      : SBX_OUTCOME_NONE,

@@ -18,10 +18,11 @@
 #include "testing/internal.h"
 
 /* The child's words (lib/child.c): "sbxspawn: PROGRAM: not run: WHAT:
- * CALL: REASON", WHAT saying what was refused ("Landlock refused the
- * ruleset").  The parent's event about the same refusal reads "PROGRAM:
- * not run: WHAT (REASON)", and is not a refusal line. */
-#define REFUSAL_HEAD "sbxspawn: "
+ * CALL: REASON", WHAT saying who refused ("Landlock refused the
+ * ruleset"); sbxrun, which runs no child of its own, says the same after
+ * its own name.  The parent's event about a child's refusal reads
+ * "PROGRAM: not run: WHAT (CALL: REASON)", and is not a refusal line. */
+static const char *const refusal_heads[] = { "sbxspawn: ", "sbxrun: " };
 #define REFUSAL_MARK ": not run: "
 
 /* Copies at most size - 1 bytes of [from, to) into dst, terminated. */
@@ -46,16 +47,18 @@ static const char *separator(const char *from, const char *end)
 /* Whether [line, end) is a refusal line; if so and r is not NULL, fills it. */
 static bool refusal_line(const char *line, const char *end, sbx_testing_refusal_t *r)
 {
-	const char *mark, *what, *call, *reason;
+	const char *mark, *what, *call, *reason, *program = NULL;
 
-	if (strncmp(line, REFUSAL_HEAD, strlen(REFUSAL_HEAD)) ||
-	    !(mark = strstr(line, REFUSAL_MARK)) || mark >= end)
+	for (size_t i = 0; i < sizeof(refusal_heads) / sizeof(refusal_heads[0]); i++)
+		if (!strncmp(line, refusal_heads[i], strlen(refusal_heads[i])))
+			program = line + strlen(refusal_heads[i]);
+	if (!program || !(mark = strstr(program, REFUSAL_MARK)) || mark >= end)
 		return false;
 	what = mark + strlen(REFUSAL_MARK);
 	if (!(call = separator(what, end)) || !(reason = separator(call + 2, end)))
 		return false;
 	if (r) {
-		copy(r->program, sizeof(r->program), line + strlen(REFUSAL_HEAD), mark);
+		copy(r->program, sizeof(r->program), program, mark);
 		copy(r->what, sizeof(r->what), what, call);
 		copy(r->call, sizeof(r->call), call + 2, reason);
 		copy(r->reason, sizeof(r->reason), reason + 2, end);

@@ -656,6 +656,76 @@ START_TEST(test_refusal_find)
 }
 END_TEST
 
+/* Every kind of refusal, for real, read by the same reader: the child's
+ * line counts once, though the parent's event lands beside it. */
+START_TEST(test_refusal_kinds)
+{
+	char *argv[] = { "cat", "/etc/hostname", NULL };
+	struct tree t;
+	sbx_testing_refusal_t r;
+	sbx_file_actions_t fa;
+	sbx_scopeattr_t s;
+	char *text;
+	int fd, saved;
+	pid_t pid;
+
+	if (kernel_abi() < 4) {
+		fprintf(stderr, "SKIP %s: needs Landlock ABI 4 (it caps below it)\n", __func__);
+		return;
+	}
+	/* A control asked for strictly that the ABI the scope is capped at
+	 * cannot enforce; the default logger writes on the same file. */
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_STRICT), 0);
+	ck_assert_int_eq(sbx_scopeattr_setabi(&s, 3), 0);
+	ck_assert_int_eq(sbx_testing_capture_open(&fd), 0);
+	ck_assert_int_ge(saved = dup(2), 0);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	ck_assert_int_eq(sbx_file_actions_init(&fa), 0);
+	ck_assert_int_eq(sbx_file_actions_adddup2(&fa, fd, 1), 0);
+	ck_assert_int_eq(sbx_file_actions_adddup2(&fa, fd, 2), 0);
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "cat", &fa, NULL, &s, argv, environ), SBX_EREFUSED);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	close(saved);
+	sbx_file_actions_destroy(&fa);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(sbx_testing_capture_read(fd, &text), 0);
+	close(fd);
+	ck_assert_msg(strstr(text, "sbxspawn: cat: not run: SBX_SCOPE_STRICT refuses a control not "
+	                           "enforced in full (tcp_connect: needs Landlock ABI 4)\n") != NULL,
+	              "the parent's event: %s", text);
+	sbx_ck_assert_refusal(text, "cat");
+	ck_assert_int_eq(sbx_testing_refusal_find(text, &r), 0);
+	ck_assert_str_eq(r.what, "SBX_SCOPE_STRICT refuses a control not enforced in full");
+	ck_assert_str_eq(r.call, "tcp_connect");
+	ck_assert_str_eq(r.reason, "needs Landlock ABI 4");
+	free(text);
+
+	/* A scope compiled inside a domain that froze what it must list:
+	 * sbxrun, which runs no child, writes the line itself. */
+	tree_make(&t);
+	{
+		char *nested[] = { SBXRUN, "--quiet", "--deny", t.other, "--", SBXRUN, "--deny",
+			           t.third, "--", "true", NULL };
+		const char *remedy = " (make the enclosing scope listable, with SBX_SCOPE_LISTABLE or "
+		                     "sbxrun --listable)";
+		int status;
+
+		ck_assert_int_eq(sbx_testing_run(nested, &status, &text), 0);
+		sbx_ck_assert_exit(status, SBX_EXIT_REFUSED);
+		sbx_ck_assert_refusal(text, "true");
+		ck_assert_int_eq(sbx_testing_refusal_find(text, &r), 0);
+		ck_assert_str_eq(r.what, "the Landlock domain this process runs in forbids listing");
+		ck_assert_str_eq(r.call, "open(O_DIRECTORY)");
+		ck_assert_msg(r.reason[0] == '/' && strlen(r.reason) > strlen(remedy) &&
+		                      !strcmp(r.reason + strlen(r.reason) - strlen(remedy), remedy),
+		              "the directory and the remedy: %s", r.reason);
+		free(text);
+	}
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_dropped_find)
 {
 	/* Before any spawn, nothing was dropped. */
@@ -785,8 +855,8 @@ static Suite *suite_testing(void)
 		    test_refuse_without_landlock } },
 		{ "drop", { test_drop_configured_path, test_drop_entries, test_drop_in_children,
 		            test_drop_invalid } },
-		{ "report", { test_capture, test_run, test_refusal_find, test_dropped_find, test_names,
-		              test_landlock_abi } },
+		{ "report", { test_capture, test_run, test_refusal_find, test_refusal_kinds,
+		              test_dropped_find, test_names, test_landlock_abi } },
 		{ "asserts", { test_asserts_hold, test_asserts_fail } },
 	};
 
