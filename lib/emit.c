@@ -428,6 +428,20 @@ static void keep(struct compiler *cc, struct visit *v)
 
 	if (!v->expanded && !v->l.n)
 		return;
+	/* Nodes that were absent, in a listing: their coming is a change. */
+	for (uint32_t i = 0; v->expanded && i < v->n->nkids; i++) {
+		char name[NAME_MAX + 1];
+		const struct node *kid = &v->n->kids[i];
+
+		if (kid->len > NAME_MAX)
+			continue;
+		memcpy(name, kid->name, kid->len);
+		name[kid->len] = '\0';
+		if (!sbx__listing_find(&v->l, name) &&
+		    (cc->err = sbx__listing_add(&v->l, name, 0, 0, ENTRY_NODE)))
+			return;
+	}
+	sbx__listing_sort(&v->l);
 	if (!(grown = sbx__grow(rs->dirs, &rs->dirs_cap, rs->ndirs + 1, sizeof(*rs->dirs)))) {
 		cc->err = ENOMEM;
 		return;
@@ -441,25 +455,13 @@ static void keep(struct compiler *cc, struct visit *v)
 	                       .rights = v->rights, .expanded = v->expanded, .foreign = v->foreign,
 	                       .trust_ino = sbx__fs_trusts_ino(v->fs_type), .fs_type = v->fs_type,
 	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started) };
+	/* Not counted until it is whole: a release frees only what is. */
 	if (!(d->path = strdup(cc->path)) ||
 	    (v->expanded && restricted_beneath(v->n) && !(d->because = strdup(restricted_beneath(v->n))))) {
 		free(d->path);
 		cc->err = ENOMEM;
 		return;
 	}
-	/* Nodes that were absent, in a listing: their coming is a change. */
-	for (uint32_t i = 0; v->expanded && i < v->n->nkids && !cc->err; i++) {
-		char name[NAME_MAX + 1];
-		const struct node *kid = &v->n->kids[i];
-
-		if (kid->len > NAME_MAX)
-			continue;
-		memcpy(name, kid->name, kid->len);
-		name[kid->len] = '\0';
-		if (!sbx__listing_find(&v->l, name) && (cc->err = sbx__listing_add(&v->l, name, 0, 0, ENTRY_NODE)))
-			return;
-	}
-	sbx__listing_sort(&v->l);
 	d->kept = v->l;
 	v->l = (struct listing){ 0 };
 	rs->ndirs++;
