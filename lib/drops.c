@@ -1,0 +1,87 @@
+/*
+ * The grants a compile could not add: each one dropped is kept in the
+ * ruleset's list (the outcome's) and said as an event naming the path and
+ * why; the entries that vanished while a busy directory was compiled are
+ * also counted, for the one line the default logger says instead.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lib/compiler.h"
+
+static void note_vanished(struct compiler *cc, const char *name)
+{
+	size_t len = strlen(cc->vanished_names);
+
+	if (!cc->vanished++)
+		snprintf(cc->vanished_dir, sizeof(cc->vanished_dir), "%s", cc->path);
+	else if (strcmp(cc->vanished_dir, cc->path))
+		cc->vanished_elsewhere = true;
+	if (cc->vanished <= 3)
+		snprintf(cc->vanished_names + len, sizeof(cc->vanished_names) - len, "%s%s",
+		         len ? ", " : "", name);
+}
+
+void sbx__drop_summary(struct compiler *cc)
+{
+	if (!cc->vanished)
+		return;
+	sbx__event(cc->scope, SBX_EVENT_VANISHED, ENOENT, cc->vanished_dir, NULL,
+	           "%zu %s of %s%s vanished or changed while the scope was compiled and stay%s "
+	           "unreachable: "
+	           "%s%s (the outcome lists them all)", cc->vanished,
+	           cc->vanished == 1 ? "entry" : "entries", cc->vanished_dir,
+	           cc->vanished_elsewhere ? " and other directories" : "",
+	           cc->vanished == 1 ? "s" : "", cc->vanished_names, cc->vanished > 3 ? ", ..." : "");
+}
+
+void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
+{
+	struct sbx_ruleset *rs = cc->out;
+	char full[PATH_MAX + NAME_MAX + 2], **grown;
+
+	snprintf(full, sizeof(full), "%s%s%s", cc->path,
+	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "", name);
+	if (!(grown = sbx__grow(rs->dropped, &cc->dropped_cap, rs->ndropped + 1,
+	                        sizeof(*rs->dropped))) ||
+	    !(rs->dropped = grown, grown[rs->ndropped] = strdup(full))) {
+		cc->err = ENOMEM;
+		return;
+	}
+	rs->ndropped++;
+	/* Each is an event; those of a busy directory are also counted, for
+	 * the one line the default logger says instead (sbx__drop_summary). */
+	if ((why == DROP_FAILED && err == ENOENT) || why == DROP_CHANGED)
+		note_vanished(cc, name);
+	if (why == DROP_UNLISTED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "the entries of %s stay unreachable: it could not be listed (%s)", full,
+		           strerror(err));
+	else if (why == DROP_UNPLACED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s and what is below it stay unreachable: the mount table does not say "
+		           "where it is", full);
+	else if (why == DROP_LINKED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: it has other names (hard links) that a denial may "
+		           "cover, so it is not granted", full);
+	else if (why == DROP_ENCLOSED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "the entries of %s keep only what its own rule gives (no writing): the "
+		           "Landlock domain this process runs in forbids listing it (make the "
+		           "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)", full);
+	else if (why == DROP_CHANGED)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: it changed while the scope was compiled (renamed, "
+		           "replaced or mounted on), so it is not granted", full);
+	else
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: its grant could not be added (%s)", full,
+		           strerror(err));
+}
