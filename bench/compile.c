@@ -98,6 +98,31 @@ static void scale_measure(struct scale_point *p, int nrounds)
 	p->per_proved = median(&p->proved) / p->floor_rules;
 }
 
+/* One size's line, judged against the floor, and its rows in the CSV. */
+static void compile_row(const struct scale_point *p)
+{
+	double ratio = p->per_compile / p->per_floor;
+	const char *v = judge(ratio, TARGET_FLOOR, false,
+	                      "compile with %d siblings: %.2fx the floor per rule (<= %.1fx)",
+	                      p->siblings, ratio, TARGET_FLOOR);
+
+	printf("  %9d %7zu %7ld %14.0f %14.0f %6.2fx  <= 1.2x: %-6s %9.0f %6.2fx%s\n", p->siblings,
+	       p->compile.n, p->rules, p->per_compile, p->per_floor, ratio, v, p->per_proved,
+	       p->per_compile / p->per_proved,
+	       (unsigned long)p->rules == p->floor_rules ? "" : "  (rule counts differ)");
+	csv_row(&(struct row){ .section = "compile", .name = "compile", .param = p->siblings,
+	                       .s = &p->compile, .per = (double)p->rules, .unit = "ns/rule",
+	                       .ratio = ratio, .ratio_to = "floor", .rules = p->rules,
+	                       .target = "<= 1.2x", .verdict = v });
+	csv_row(&(struct row){ .section = "compile", .name = "floor", .param = p->siblings,
+	                       .s = &p->floor, .per = p->floor_rules, .unit = "ns/rule",
+	                       .ratio = NAN, .rules = p->floor_rules });
+	csv_row(&(struct row){ .section = "compile", .name = "floor with statx", .param = p->siblings,
+	                       .s = &p->proved, .per = p->floor_rules, .unit = "ns/rule",
+	                       .ratio = p->per_compile / p->per_proved,
+	                       .ratio_to = "compile against it", .rules = p->floor_rules });
+}
+
 void compile_section(int abi)
 {
 	static const int sizes[] = { 10, 100, 1000, 10000, 100000 };
@@ -118,29 +143,8 @@ void compile_section(int abi)
 	       " each entry,\nas a compile makes to prove what it opened, for reference\n");
 	printf("  %9s %7s %7s %14s %14s %7s  %-15s %s\n", "siblings", "rounds", "rules",
 	       "compile ns/rule", "floor ns/rule", "ratio", "target", "floor+statx: ns/rule, x");
-	for (int i = 0; i < N; i++) {
-		double ratio = p[i].per_compile / p[i].per_floor;
-		const char *v = judge(ratio, TARGET_FLOOR, false,
-		                      "compile with %d siblings: %.2fx the floor per rule (<= %.1fx)",
-		                      p[i].siblings, ratio, TARGET_FLOOR);
-
-		printf("  %9d %7zu %7ld %14.0f %14.0f %6.2fx  <= 1.2x: %-6s %9.0f %6.2fx%s\n",
-		       p[i].siblings, p[i].compile.n, p[i].rules, p[i].per_compile, p[i].per_floor,
-		       ratio, v, p[i].per_proved, p[i].per_compile / p[i].per_proved,
-		       (unsigned long)p[i].rules == p[i].floor_rules ? "" : "  (rule counts differ)");
-		csv_row(&(struct row){ .section = "compile", .name = "compile", .param = p[i].siblings,
-		                       .s = &p[i].compile, .per = (double)p[i].rules,
-		                       .unit = "ns/rule", .ratio = ratio, .ratio_to = "floor",
-		                       .rules = p[i].rules, .target = "<= 1.2x", .verdict = v });
-		csv_row(&(struct row){ .section = "compile", .name = "floor", .param = p[i].siblings,
-		                       .s = &p[i].floor, .per = p[i].floor_rules,
-		                       .unit = "ns/rule", .ratio = NAN, .rules = p[i].floor_rules });
-		csv_row(&(struct row){ .section = "compile", .name = "floor with statx",
-		                       .param = p[i].siblings, .s = &p[i].proved,
-		                       .per = p[i].floor_rules, .unit = "ns/rule",
-		                       .ratio = p[i].per_compile / p[i].per_proved,
-		                       .ratio_to = "compile against it", .rules = p[i].floor_rules });
-	}
+	for (int i = 0; i < N; i++)
+		compile_row(&p[i]);
 	/* The floor's own cost per rule is not flat (the kernel's lookups and
 	 * rule insertions grow with the directory and the ruleset): the
 	 * compile is linear when it grows no faster than the floor does. */

@@ -1,4 +1,6 @@
-/* sbx_scopeattr_t: the caller's description of what a child may reach. */
+/* sbx_scopeattr_t, the public scope calls: the caller's description of what a child
+ * may reach, each path resolved when it is added (resolve.c); a change
+ * discards what was compiled of it (ruleset.c). */
 #include "config.h"
 
 #include <errno.h>
