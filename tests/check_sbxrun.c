@@ -387,9 +387,11 @@ START_TEST(test_sbxrun_privilege)
 	free(out);
 	char *dropped[] = { SBXRUN, "--uid", "nobody", "--drop-caps", "--deny", "/srv/sbx-none",
 	                    FSOP, "openw", "/proc/sys/kernel/core_pattern", NULL };
-	ck_assert_int_eq(sbxrun(dropped, &out), 1);
-	ck_assert_str_eq(out, "EACCES\n");
-	free(out);
+	if (nobody_can_run(FSOP, __func__, "--uid nobody")) {
+		ck_assert_int_eq(sbxrun(dropped, &out), 1);
+		ck_assert_str_eq(out, "EACCES\n");
+		free(out);
+	}
 	char *numbers[] = { SBXRUN, "--uid", "65534", "--gid", "65534", "--drop-caps", "/bin/sh",
 	                    "-c", "id -u; id -g; id -G; grep CapEff /proc/self/status", NULL };
 	ck_assert_int_eq(sbxrun(numbers, &out), 0);

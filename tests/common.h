@@ -79,4 +79,9 @@ void seccomp_fail_(long nr, int err, const char *test);
 
 int prctl_no_new_privs(void);
 
+/* Whether uid and gid 65534 may execute path (every directory above it
+ * searchable by them); where they may not (a build tree in a 0700 home,
+ * or under mktemp -d), a SKIP line says so for that part of the test. */
+bool nobody_can_run(const char *path, const char *test, const char *part);
+
 #endif
