@@ -270,31 +270,35 @@ static void put_num(struct line *l, long n)
 	put(l, digits + i);
 }
 
-/* The errors a refusal can carry, with what to do about them. */
+/* The errors a refusal can carry, with what to do about them; a text
+ * bound to one call (call) means that only there. */
 static const struct {
 	int err;
+	const char *call;
 	const char *text;
 } refusal_texts[] = {
-	{ E2BIG, "16 Landlock domains are already stacked on this process" },
-	{ EPERM, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
-	{ ENOMEM, "out of memory" },
-	{ EMFILE, "too many open files" },
-	{ ENFILE, "too many open files in the system" },
-	{ EINVAL, "invalid argument" },
-	{ EBADF, "bad ruleset descriptor" },
-	{ ENOSYS, "function not implemented" },
-	{ EOPNOTSUPP, "not supported by this kernel" },
-	{ EACCES, "permission denied" },
+	{ E2BIG, "landlock_restrict_self", "16 Landlock domains are already stacked on this process" },
+	{ E2BIG, "landlock_create_ruleset", "the ruleset's attributes are larger than this kernel knows" },
+	{ EPERM, NULL, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
+	{ ENOMEM, NULL, "out of memory" },
+	{ EMFILE, NULL, "too many open files" },
+	{ ENFILE, NULL, "too many open files in the system" },
+	{ EINVAL, NULL, "invalid argument" },
+	{ EBADF, NULL, "bad ruleset descriptor" },
+	{ ENOSYS, NULL, "function not implemented" },
+	{ EOPNOTSUPP, NULL, "not supported by this kernel" },
+	{ EACCES, NULL, "permission denied" },
 };
 
-static void put_error(struct line *l, int err, bool landlock)
+static void put_error(struct line *l, int err, const char *call, bool landlock)
 {
 	if (err == EPERM && !landlock) {
 		put(l, "not permitted");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(refusal_texts) / sizeof(refusal_texts[0]); i++)
-		if (refusal_texts[i].err == err) {
+		if (refusal_texts[i].err == err &&
+		    (!refusal_texts[i].call || (call && !strcmp(refusal_texts[i].call, call)))) {
 			put(l, refusal_texts[i].text);
 			return;
 		}
@@ -328,7 +332,7 @@ CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int 
 	if (r.why)
 		put(&l, r.why);
 	else
-		put_error(&l, err, !strncmp(r.what, "Landlock", 8));
+		put_error(&l, err, r.call, !strncmp(r.what, "Landlock", 8));
 	l.buf[l.len++] = '\n';
 	(void)sys(SYS_write, 2, (long)l.buf, (long)l.len, 0);
 	child_exit(c, (struct child_result){ .stage = SBX_STAGE_CONFINE, .action = -1, .err = err,
