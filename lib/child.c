@@ -340,6 +340,27 @@ CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int 
 	           SBX_EXIT_REFUSED);
 }
 
+/* The permitted capabilities made effective, for the drops below need
+ * CAP_SETPCAP: a caller with real uid 0 and another effective uid holds
+ * them permitted only, and an exec would make them its program's again. */
+CHILD static int raise_effective(const char **call)
+{
+	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	long r;
+
+	*call = "capget";
+	if ((r = sys(SYS_capget, (long)&head, (long)data, 0, 0)) < 0)
+		return (int)-r;
+	if (data[0].effective == data[0].permitted && data[1].effective == data[1].permitted)
+		return 0;
+	data[0].effective = data[0].permitted;
+	data[1].effective = data[1].permitted;
+	*call = "capset";
+	r = sys(SYS_capset, (long)&head, (long)data, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
 /* The bounding set emptied (an exec as uid 0 would fill the capabilities
  * from it again) and the ambient set: first, while the capabilities they
  * need are still there.  A bounding set left full is harmless only where
@@ -392,9 +413,22 @@ CHILD static int set_ids(const struct confinement *cf, const char **call)
 	return r < 0 ? (int)-r : 0;
 }
 
+/* Whether the program will run as uid 0: where the real or the
+ * effective uid is 0, an exec under no_new_privs runs it as root. */
+CHILD static bool root_after_exec(const struct confinement *cf)
+{
+	unsigned r = 1, e = 1, s = 1;
+
+	if (cf->set_ids)
+		return cf->uid == 0;
+	if (sys(SYS_getresuid, (long)&r, (long)&e, (long)&s, 0) < 0)
+		return true;
+	return r == 0 || e == 0;
+}
+
 CHILD int sbx__confine(const struct confinement *cf, const char **call)
 {
-	bool root_after = cf->set_ids ? cf->uid == 0 : sys(SYS_geteuid, 0, 0, 0, 0) == 0;
+	bool root_after = root_after_exec(cf);
 	long r;
 	int err;
 
@@ -404,6 +438,8 @@ CHILD int sbx__confine(const struct confinement *cf, const char **call)
 	*call = "prctl(PR_SET_NO_NEW_PRIVS)";
 	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0)
 		return errno;
+	if ((cf->drop_caps || cf->set_ids) && (err = raise_effective(call)))
+		return err;
 	if (cf->drop_caps && (err = drop_bounding(root_after, call)))
 		return err;
 	if (cf->set_ids && (err = set_ids(cf, call)))

@@ -18,12 +18,29 @@
 
 static atomic_int said;
 
+/* The uid the program runs as, after its exec under no_new_privs: where
+ * the effective uid differs from the real one, the exec takes the real one
+ * back (a caller with real uid 0 that set only its effective uid aside
+ * starts its programs as root), and an exec with real or effective uid 0
+ * fills the permitted capabilities from the bounding set. */
+static uid_t uid_after_exec(const struct sbx_scope *scope, short spawn_flags)
+{
+	uid_t r, e, s;
+
+	if (scope->ids)
+		return scope->uid;
+	if (getresuid(&r, &e, &s))
+		return 0; /* cannot tell: say the worst */
+	if (spawn_flags & POSIX_SPAWN_RESETIDS)
+		return r;
+	return r == 0 || e == 0 ? 0 : e;
+}
+
 int sbx__privilege_kept(const struct sbx_scope *scope, short spawn_flags)
 {
 	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
-	uid_t uid = scope->ids ? scope->uid
-	            : (spawn_flags & POSIX_SPAWN_RESETIDS) ? getuid() : geteuid();
+	uid_t uid = uid_after_exec(scope, spawn_flags);
 	int kept = uid == 0 ? SBX_PRIVILEGE_ROOT : 0;
 
 	if (!(scope->flags & SBX_SCOPE_DROP_CAPS)) {

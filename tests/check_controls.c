@@ -295,6 +295,61 @@ START_TEST(test_privilege)
 }
 END_TEST
 
+/* A caller whose real uid is 0 and whose effective uid is set aside (as a
+ * daemon does with seteuid) starts programs as root: under no_new_privs
+ * the exec takes the real uid back, and the bounding set fills the
+ * permitted capabilities.  Said, and taken away as for root. */
+START_TEST(test_privilege_real_root)
+{
+	const char *core = "/proc/sys/kernel/core_pattern";
+	sbx_scopeattr_t s;
+	struct seen seen;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root, to set its effective uid aside\n", __func__);
+		return;
+	}
+	if (!nobody_can_run(FSOP, __func__, "an effective uid of 65534"))
+		return;
+	ck_assert_int_eq(setresuid(0, 65534, 0), 0);
+	scope_make(&s, &seen, 0);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, count_privileged, NULL), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/srv/sbx-nothing-here"), 0);
+	/* The program keeps the real uid 0 (and, before Linux 6.16, runs
+	 * with it as its effective uid too) and every capability permitted:
+	 * it takes uid 0 back and owns core_pattern. */
+	ck_assert_ptr_nonnull(strstr(status_line(&s, "Uid"), "Uid:\t0\t"));
+	ck_assert_int_eq(kept_privilege(), SBX_PRIVILEGE_ROOT | SBX_PRIVILEGE_CAPS);
+	ck_assert_int_eq(privileged_events, 1);
+	ck_assert_str_ne(status_line(&s, "CapPrm"), "CapPrm:\t0000000000000000");
+	ck_assert_str_eq(fs(&s, "regain-openw", core), "ok");
+
+	/* Every capability dropped, though none was effective here. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_DROP_CAPS), 0);
+	ck_assert_int_eq(kept_privilege(), SBX_PRIVILEGE_ROOT | SBX_PRIVILEGE_CAPS); /* the last */
+	ck_assert_str_eq(status_line(&s, "CapPrm"), "CapPrm:\t0000000000000000");
+	ck_assert_str_eq(status_line(&s, "CapBnd"), "CapBnd:\t0000000000000000");
+	ck_assert_int_eq(kept_privilege(), SBX_PRIVILEGE_ROOT);
+	/* Its real uid is still 0, which it may take as its effective one:
+	 * root without capabilities, who owns /proc/sys (said: ROOT). */
+	ck_assert_str_eq(fs(&s, "regain-openw", core), "ok");
+
+	/* Another uid: that needs CAP_SETUID, which is permitted only. */
+	ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+	ck_assert_str_eq(fs(&s, "regain-openw", core), "EPERM");
+	ck_assert_int_eq(kept_privilege(), 0);
+	ck_assert_str_eq(status_line(&s, "Uid"), "Uid:\t65534\t65534\t65534\t65534");
+	sbx_scopeattr_destroy(&s);
+
+	/* sbxrun --status says the same of itself. */
+	char *status[] = { SBXRUN, "--status", NULL }, *out;
+	ck_assert_int_eq(run_scoped(NULL, status, &out), 0);
+	ck_assert_msg(strstr(out, "privilege: uid 0, with capabilities") != NULL, "%s", out);
+	free(out);
+}
+END_TEST
+
 /* A change of ids the caller may not make: the program does not run, and
  * the refusal says which step failed. */
 START_TEST(test_privilege_refused)
@@ -583,6 +638,7 @@ Suite *suite_controls(void)
 	tcase_add_test(tc, test_tcp_bind);
 	tcase_add_test(tc, test_tcp_other_roads);
 	tcase_add_test(tc, test_privilege);
+	tcase_add_test(tc, test_privilege_real_root);
 	tcase_add_test(tc, test_privilege_refused);
 	tcase_add_test(tc, test_controls_without_landlock);
 	tcase_add_test(tc, test_signal_scope);

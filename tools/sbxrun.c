@@ -167,8 +167,12 @@ static void status_privilege(void)
 	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	bool caps = syscall(SYS_capget, &head, data) == 0 && (data[0].permitted || data[1].permitted);
-	uid_t uid = geteuid();
+	uid_t r = 0, e = 0, s = 0, uid;
 
+	/* Under no_new_privs an exec takes the real uid back where the
+	 * effective one differs: a real uid 0 makes the command root. */
+	getresuid(&r, &e, &s);
+	uid = r == 0 ? 0 : e;
 	if (uid != 0 && !caps)
 		printf("privilege: none (uid %u, no capabilities)\n", (unsigned)uid);
 	else
