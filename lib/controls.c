@@ -68,10 +68,11 @@ static void settle_tcp(struct settle *s)
 	out->net = (want & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
 	           (want & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
 	if (!s->seccomp) {
-		short_of(s, "tcp", "MPTCP sockets and TCP Fast Open need seccomp on x86_64 or aarch64");
+		short_of(s, "tcp", "other stream protocols (MPTCP, SMC) and TCP Fast Open need seccomp on "
+		                   "x86_64 or aarch64");
 		return;
 	}
-	out->closed |= SBX_CLOSE_MPTCP | SBX_CLOSE_IO_URING;
+	out->closed |= SBX_CLOSE_STREAMS | SBX_CLOSE_IO_URING;
 	if (want & SBX_SCOPE_NO_TCP_CONNECT) {
 		out->closed |= SBX_CLOSE_FASTOPEN;
 		out->controls |= SBX_SCOPE_NO_TCP_CONNECT;

@@ -154,7 +154,7 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 
 /* What a filter closes. */
 #define SBX_CLOSE_IO_URING 0x1 /* io_uring_setup, _enter, _register */
-#define SBX_CLOSE_MPTCP 0x2    /* socket(2) of IPPROTO_MPTCP on inet addresses */
+#define SBX_CLOSE_STREAMS 0x2  /* inet stream sockets but TCP's (MPTCP, SMC), AF_SMC */
 #define SBX_CLOSE_FASTOPEN 0x4 /* MSG_FASTOPEN: a connect hidden in a send */
 #define SBX_CLOSE_TCP 0x8      /* every TCP (and MPTCP) socket */
 

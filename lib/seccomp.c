@@ -5,10 +5,14 @@
  * - io_uring off: a ring takes file and socket operations past the view of
  *   anything that watches system calls (here: this very filter);
  * - under a TCP control, the roads to TCP that Landlock's bind and connect
- *   rights do not see: a socket of another stream protocol on the same
- *   addresses (MPTCP), a connect hidden in a send (TCP Fast Open), and,
- *   where no TCP at all is allowed, the TCP socket itself (listen(2) on an
- *   unbound one would take a port without bind(2)).
+ *   rights do not see: a stream socket on IPv4 or IPv6 of any protocol but
+ *   TCP itself (MPTCP, SMC, SCTP: Landlock's rights are TCP's alone, and
+ *   the first two carry TCP), a socket of the SMC family (which falls back
+ *   to TCP), a connect hidden in a send (TCP Fast Open, x32's own numbers
+ *   for sendmsg and sendmmsg included), and, where no TCP at all is
+ *   allowed, the TCP socket itself (listen(2) on an unbound one would take
+ *   a port without bind(2)).  A list of what TCP is, not of what it is not:
+ *   a stream protocol the kernel learns later is closed too.
  *
  * A filter is built per compile from what the scope asks, as a list of
  * rules "system call nr, its arguments matching, fails with errno", for the
@@ -30,6 +34,9 @@
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
 #ifndef MSG_FASTOPEN
 #define MSG_FASTOPEN 0x20000000
 #endif
@@ -39,17 +46,18 @@ struct abi {
 	unsigned arch;
 	unsigned mask;     /* x32 calls carry bit 30 */
 	int socket, sendto, sendmsg, sendmmsg, socketcall; /* -1: none */
+	int sendmsg2, sendmmsg2; /* another number for the same call: x32's own */
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1 },
-	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102 },
+	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538 },
+	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1 },
-	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102 },
+	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1 },
+	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -95,12 +103,14 @@ static void emit(struct prog *p, struct sock_filter f)
 
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 
-/* One test of a rule: (argument & mask) is one of values (n of them). */
+/* One test of a rule: (argument & mask) is one of values (n of them), or
+ * with `none', none of them. */
 struct test {
 	int arg;
 	unsigned mask;
 	unsigned values[3];
 	int n;
+	bool none;
 };
 
 /* A rule: system call nr with every test passing fails with errno.  The
@@ -110,9 +120,11 @@ static void rule(struct prog *p, const struct abi *a, int nr, const struct test 
                  int errnum)
 {
 	size_t start = p->n;
-	size_t fails[16];
-	int nfails = 0;
+	size_t fails[16], fails_on_match[16];
+	int nfails = 0, nmatches = 0;
 
+	if (nr < 0)
+		return;
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 0));
 	fails[nfails++] = p->n - 1;
 	for (int t = 0; t < ntests; t++) {
@@ -122,6 +134,13 @@ static void rule(struct prog *p, const struct abi *a, int nr, const struct test 
 		for (int v = 0; v < tests[t].n; v++) {
 			bool last = v == tests[t].n - 1;
 
+			if (tests[t].none) {
+				/* A match fails the test; no match, on. */
+				emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				                                     tests[t].values[v], 0, 0));
+				fails_on_match[nmatches++] = p->n - 1;
+				continue;
+			}
 			/* A match goes on to the next test: past this test's
 			 * remaining comparisons. */
 			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, tests[t].values[v],
@@ -134,6 +153,8 @@ static void rule(struct prog *p, const struct abi *a, int nr, const struct test 
 	/* Every failed test lands here, where the number is loaded again. */
 	for (int f = 0; f < nfails && !p->err; f++)
 		p->v[fails[f]].jf = (unsigned char)(p->n - fails[f] - 1);
+	for (int f = 0; f < nmatches && !p->err; f++)
+		p->v[fails_on_match[f]].jt = (unsigned char)(p->n - fails_on_match[f] - 1);
 	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 	emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, a->mask));
 	if (p->n - start > 255)
@@ -143,31 +164,37 @@ static void rule(struct prog *p, const struct abi *a, int nr, const struct test 
 /* The rules of one ABI, after A was loaded with its masked number. */
 static void rules_for(struct prog *p, const struct abi *a, int closed)
 {
-	const struct test inet = { 0, ~0U, { AF_INET, AF_INET6 }, 2 };
-	const struct test mptcp = { 2, ~0U, { IPPROTO_MPTCP }, 1 };
-	const struct test stream = { 1, 0xf, { SOCK_STREAM }, 1 };
-	const struct test tcp = { 2, ~0U, { 0, IPPROTO_TCP, IPPROTO_MPTCP }, 3 };
-	const struct test socketcalls = { 0, ~0U, { 1 /* SOCKET */, 11 /* SENDTO */, 16 /* SENDMSG */ }, 3 };
-	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1 };
+	const struct test inet = { 0, ~0U, { AF_INET, AF_INET6 }, 2, false };
+	const struct test smc = { 0, ~0U, { AF_SMC }, 1, false };
+	const struct test stream = { 1, 0xf, { SOCK_STREAM }, 1, false };
+	const struct test tcp = { 2, ~0U, { 0, IPPROTO_TCP, IPPROTO_MPTCP }, 3, false };
+	const struct test not_tcp = { 2, ~0U, { 0, IPPROTO_TCP }, 2, true };
+	const struct test socketcalls = { 0, ~0U, { 1 /* SOCKET */, 11 /* SENDTO */, 16 /* SENDMSG */ },
+		                          3, false };
+	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1, false };
 
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
 			rule(p, a, nr, NULL, 0, EPERM);
 	if (closed & SBX_CLOSE_TCP)
 		rule(p, a, a->socket, (const struct test[]){ inet, stream, tcp }, 3, EACCES);
-	if (closed & SBX_CLOSE_MPTCP)
-		rule(p, a, a->socket, (const struct test[]){ inet, mptcp }, 2, EPROTONOSUPPORT);
+	if (closed & SBX_CLOSE_STREAMS) {
+		rule(p, a, a->socket, (const struct test[]){ inet, stream, not_tcp }, 3, EPROTONOSUPPORT);
+		rule(p, a, a->socket, &smc, 1, EAFNOSUPPORT);
+	}
 	if (closed & SBX_CLOSE_FASTOPEN) {
-		const struct test flags3 = { 3, MSG_FASTOPEN, { MSG_FASTOPEN }, 1 };
-		const struct test flags2 = { 2, MSG_FASTOPEN, { MSG_FASTOPEN }, 1 };
+		const struct test flags3 = { 3, MSG_FASTOPEN, { MSG_FASTOPEN }, 1, false };
+		const struct test flags2 = { 2, MSG_FASTOPEN, { MSG_FASTOPEN }, 1, false };
 
 		rule(p, a, a->sendto, &flags3, 1, EACCES);
 		rule(p, a, a->sendmsg, &flags2, 1, EACCES);
 		rule(p, a, a->sendmmsg, &flags3, 1, EACCES);
+		rule(p, a, a->sendmsg2, &flags2, 1, EACCES);
+		rule(p, a, a->sendmmsg2, &flags3, 1, EACCES);
 	}
 	/* socketcall(2) hands its arguments over in memory: its socket and
 	 * send calls fail whole where a rule would have to read them. */
-	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_MPTCP | SBX_CLOSE_FASTOPEN))) {
+	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN))) {
 		rule(p, a, a->socketcall, &socketcalls, 1, EAFNOSUPPORT);
 		rule(p, a, a->socketcall, &mmsg, 1, EAFNOSUPPORT);
 	}

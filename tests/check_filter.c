@@ -1,8 +1,9 @@
-/* The seccomp filter that closes io_uring (lib/seccomp.c), on the
- * architecture it was built for: its check of the architecture and of the
+/* The seccomp filters (lib/seccomp.c), on the architecture they were built
+ * for: the one closing io_uring, its check of the architecture and of the
  * system call number, read by an interpreter of classic BPF (which runs
  * anywhere, an emulator included), and installed in the kernel where the
- * kernel takes it. */
+ * kernel takes it; and the one closing TCP's other roads, read for every
+ * protocol and family the kernel may know, x32's own numbers included. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +74,108 @@ static uint32_t verdict(const struct sock_fprog *prog, uint32_t arch, int nr)
 }
 
 #define DENIED (SECCOMP_RET_ERRNO | EPERM)
+
+static uint32_t verdict_args(const struct sock_fprog *prog, uint32_t arch, int nr, uint64_t a0,
+                             uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct seccomp_data d = { .nr = nr, .arch = arch, .args = { a0, a1, a2, a3 } };
+
+	return run(prog, &d);
+}
+
+#if defined(__x86_64__)
+#define NR_SOCKET 41
+#define NR_SOCKET_COMPAT 359
+#define NR_SENDTO 44
+#define NR_SENDMSG 46
+#define NR_SENDMMSG 307
+#elif defined(__aarch64__)
+#define NR_SOCKET 198
+#define NR_SOCKET_COMPAT 281
+#define NR_SENDTO 206
+#define NR_SENDMSG 211
+#define NR_SENDMMSG 269
+#endif
+#define FASTOPEN 0x20000000
+
+/* Under a TCP control, an inet stream socket is TCP's or nothing, the SMC
+ * family is closed, and no send hides a connect. */
+START_TEST(test_tcp_roads_read)
+{
+#ifdef ARCH_NATIVE
+	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN);
+	const uint32_t noproto = SECCOMP_RET_ERRNO | EPROTONOSUPPORT;
+	const uint32_t nofamily = SECCOMP_RET_ERRNO | EAFNOSUPPORT;
+	const uint32_t denied = SECCOMP_RET_ERRNO | EACCES;
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+	const int sockets[2] = { NR_SOCKET, NR_SOCKET_COMPAT };
+
+	ck_assert_ptr_nonnull(prog);
+	for (int i = 0; i < 2; i++) {
+		uint32_t arch = arches[i];
+		int nr = sockets[i];
+
+		/* TCP itself, by its number or by default, and what is not a
+		 * stream: let through, for Landlock's rights to judge. */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, AF_INET, SOCK_STREAM, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, AF_INET6, SOCK_STREAM | SOCK_CLOEXEC,
+		                               IPPROTO_TCP, 0),
+		                  SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, AF_INET, SOCK_DGRAM, IPPROTO_UDP, 0),
+		                  SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, AF_UNIX, SOCK_STREAM, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+		/* Every other stream protocol on inet addresses: MPTCP (262),
+		 * SMC (256), SCTP (132), one the kernel may learn later. */
+		for (int v = 0; v < 2; v++) {
+			unsigned family = v ? AF_INET6 : AF_INET;
+
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, family, SOCK_STREAM, 262, 0),
+			                  noproto);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, family,
+			                               SOCK_STREAM | SOCK_NONBLOCK, 256, 0),
+			                  noproto);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, family, SOCK_STREAM, 132, 0),
+			                  noproto);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, family, SOCK_STREAM, 300, 0),
+			                  noproto);
+		}
+		/* The SMC family, whatever its protocol: it falls back to TCP. */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, 43, SOCK_STREAM, 0, 0), nofamily);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr, 43, SOCK_STREAM, 1, 0), nofamily);
+	}
+	/* A connect hidden in a send, on every number of each send. */
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDTO, 3, 0, 0, FASTOPEN), denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDTO, 3, 0, 0, 0), SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDMSG, 3, 0, FASTOPEN, 0), denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDMMSG, 3, 0, 1, FASTOPEN), denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDMSG, 3, 0, 0x40, 0),
+	                  SECCOMP_RET_ALLOW);
+#if defined(__x86_64__)
+	/* x32: its own sendmsg (518) and sendmmsg (538), and the shared
+	 * numbers with bit 30. */
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, 518 | 0x40000000, 3, 0, FASTOPEN, 0),
+	                  denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, 538 | 0x40000000, 3, 0, 1, FASTOPEN),
+	                  denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, 518 | 0x40000000, 3, 0, 0, 0),
+	                  SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SENDTO | 0x40000000, 3, 0, 0, FASTOPEN),
+	                  denied);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_SOCKET | 0x40000000, AF_INET,
+	                               SOCK_STREAM, 262, 0),
+	                  noproto);
+	/* i386's socketcall(2) hides its arguments: its socket call fails
+	 * whole. */
+	ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, 102, 1, 0, 0, 0), nofamily);
+#endif
+	sbx__seccomp_free(prog);
+#else
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
 
 START_TEST(test_arch_check_read)
 {
@@ -188,6 +293,9 @@ int main(void)
 
 	tcase_add_test(tc, test_arch_check_read);
 	tcase_add_test(tc, test_arch_check_in_kernel);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tcp");
+	tcase_add_test(tc, test_tcp_roads_read);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);
