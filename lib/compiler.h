@@ -199,6 +199,7 @@ enum verdict {
 	V_FAILED,    /* could not be opened or granted: the errno says why */
 	V_LINKED,    /* a file with other names, which a denial may cover */
 	V_CHANGED,   /* not what was listed: renamed or mounted meanwhile */
+	V_UNPLACED,  /* a mount whose layers the table names but cannot place */
 	V_RECOMPILE  /* needs the places, which only a compile has */
 };
 
@@ -210,7 +211,8 @@ int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, cons
 
 /* One grant could not be added: the path stays unreachable. */
 enum drop_reason {
-	DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED, DROP_ENCLOSED
+	DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED, DROP_ENCLOSED,
+	DROP_LAYERS
 };
 
 struct compiler {

@@ -76,6 +76,12 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		           "the entries of %s keep only what its own rule gives (no writing): the "
 		           "Landlock domain this process runs in forbids listing it (make the "
 		           "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)", full);
+	else if (why == DROP_LAYERS)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
+		           "%s stays unreachable: it is an overlay (or a filesystem mounted from a "
+		           "directory) whose layers the mount table names by a relative path or "
+		           "through a symlink, so that whether it shows a restricted path cannot be "
+		           "told", full);
 	else if (why == DROP_CHANGED)
 		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
 		           "%s stays unreachable: it changed while the scope was compiled (renamed, "

@@ -176,6 +176,9 @@ static void record(struct compiler *cc, const struct visit *v, struct entry *e, 
 	case V_CHANGED:
 		sbx__drop(cc, name, ESTALE, DROP_CHANGED);
 		break;
+	case V_UNPLACED:
+		sbx__drop(cc, name, EXDEV, DROP_LAYERS);
+		break;
 	}
 }
 

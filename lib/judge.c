@@ -146,6 +146,8 @@ static enum verdict place_entry(const struct judge *j, const char *name, const s
 		snprintf(at, sizeof(at), "%s/%s", strcmp(j->dir, "/") ? j->dir : "", name);
 		if (!mt || strcmp(mt->point, at))
 			return V_CHANGED;
+		if (mt->layers_unknown)
+			return V_UNPLACED; /* what it shows again may be restricted */
 		*allowed = mount_allows(j, mt, j->rights, why);
 		return V_GRANTED;
 	}

@@ -315,8 +315,22 @@ const struct mount *sbx__mount_of(const struct mounts *m, const char *path)
 	return mt;
 }
 
+/* Whether the path the table names for a layer is that layer's here: an
+ * absolute path to a directory, through no symlink (a relative path was
+ * relative to the mounter's directory, and a symlink may point elsewhere
+ * now than when it was mounted). */
+static bool layer_named(const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	return path[0] == '/' && realpath(path, real) && !strcmp(real, path) &&
+	       stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Each layer placed in its own filesystem, through the path the table
- * names; a layer no path reaches here is left out. */
+ * names; a layer that path does not name here is left out, and its mount
+ * said to have layers unknown (never granted in a listed directory). */
 static void place_layers(struct mounts *m)
 {
 	size_t next = 0;
@@ -328,10 +342,9 @@ static void place_layers(struct mounts *m)
 		mt->layers = mt->nlayers ? m->layer_store + next : NULL;
 		for (unsigned k = 0; k < mt->nlayers; k++) {
 			struct view *v = &m->layer_store[next + k];
-			const struct mount *home = v->path[0] == '/' ? sbx__mount_of(m, v->path) : NULL;
-			struct stat st;
+			const struct mount *home = layer_named(v->path) ? sbx__mount_of(m, v->path) : NULL;
 
-			if (!home || stat(v->path, &st) || !S_ISDIR(st.st_mode)) {
+			if (!home) {
 				mt->layers_unknown = true;
 				continue;
 			}

@@ -323,11 +323,39 @@ static void warn_view(const struct alias_check *ac, const struct mount *mt, cons
 			warn_one(ac, &m->places[i], v, mt->point, layer);
 }
 
+/* The mounts whose layers the table names but no path here places (a
+ * relative path, a symlink): in a listed directory they are not granted
+ * (judge.c); beneath a granted one, whether they show a restricted path
+ * cannot be told, which one line says.  Not of the root: a container's,
+ * seen from inside, names layers of the host's that nothing here reaches. */
+static void warn_unplaced(const struct alias_check *ac)
+{
+	const struct mount *first = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ac->m->npoints; i++) {
+		const struct mount *mt = ac->m->points[i];
+
+		if (!mt->layers_unknown || !strcmp(mt->point, "/") ||
+		    judged(ac, mt->point, mt->point, SBX_MODE_DENY))
+			continue;
+		if (!n++)
+			first = mt;
+	}
+	if (n)
+		sbx__event(ac->scope, SBX_EVENT_ALIAS, 0, NULL, first->point,
+		           "%s%s %s an overlay (or a filesystem mounted from a directory) whose layers "
+		           "the mount table names by a relative path or through a symlink: where one "
+		           "lies in a restricted path, the scope does not cover it there", first->point,
+		           n > 1 ? " and other mounts" : "", n > 1 ? "are each" : "is");
+}
+
 void sbx__mounts_warn_aliases(const struct mounts *m, const struct tree *t,
                               const struct sbx_scope *scope)
 {
 	struct alias_check ac = { .m = m, .t = t, .scope = scope };
 
+	warn_unplaced(&ac);
 	if (!m->nplaces)
 		return;
 	for (size_t i = 0; i < m->npoints; i++) {

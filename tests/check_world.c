@@ -282,6 +282,63 @@ START_TEST(test_overlay_second_name)
 }
 END_TEST
 
+/* The mount table keeps a layer's path as the mounter wrote it: relative
+ * to its working directory, or through a symlink that may point elsewhere
+ * by now.  Such layers cannot be placed: in an expanded directory the
+ * merged view is not granted; beneath a granted one, one line says it. */
+START_TEST(test_overlay_layers_misnamed)
+{
+	sbx_scopeattr_t s;
+	char opts[16384], upper[4096], work[4096], merged[4096], granted[4096], link[4096];
+	char cwd[4096];
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	snprintf(upper, sizeof(upper), "%s/upper", t.top);
+	snprintf(work, sizeof(work), "%s/work", t.top);
+	snprintf(merged, sizeof(merged), "%s/merged", t.projects);
+	snprintf(granted, sizeof(granted), "%s/merged", t.mine);
+	snprintf(link, sizeof(link), "%s/to-other", t.top);
+	mkdir(upper, 0755);
+	mkdir(work, 0755);
+	mkdir(merged, 0755);
+	mkdir(granted, 0755);
+	ck_assert_int_eq(symlink(t.other, link), 0);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	for (int named = 0; named < 2; named++) {
+		/* Through a symlink, then relative to the projects directory. */
+		ck_assert_int_eq(chdir(t.projects), 0);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		         named ? "other" : link, upper, work);
+		if (mount("overlay", merged, "overlay", 0, opts)) {
+			fprintf(stderr, "SKIP %s: no overlay here (%s)\n", __func__, strerror(errno));
+			ck_assert_int_eq(chdir(cwd), 0);
+			return;
+		}
+		ck_assert_int_eq(chdir(cwd), 0);
+		memset(&seen, 0, sizeof(seen));
+		scope_deny(&s, t.other);
+		ck_assert_str_eq(reads(&s, join(merged, "secret"), false), "EACCES");
+		ck_assert_int_ge(seen.dropped, 1);
+		sbx_scopeattr_destroy(&s);
+		umount(merged);
+
+		ck_assert_int_eq(chdir(t.projects), 0);
+		ck_assert_int_eq(mount("overlay", granted, "overlay", 0, opts), 0);
+		ck_assert_int_eq(chdir(cwd), 0);
+		memset(&seen, 0, sizeof(seen));
+		scope_deny(&s, t.other);
+		ck_assert_str_eq(reads(&s, join(granted, "secret"), true), "ok");
+		ck_assert_int_eq(seen.alias, 1);
+		ck_assert_str_eq(seen.alias_path2, granted);
+		sbx_scopeattr_destroy(&s);
+		umount(granted);
+	}
+	unlink(link);
+}
+END_TEST
+
 /* ---- 6: renames between listing and opening ------------------------------ */
 
 static void exchange_dirs(void)
@@ -471,6 +528,7 @@ TCase *tcase_escape_world(void)
 	tcase_add_test(tc, test_thread_mount_namespace);
 	tcase_add_test(tc, test_thread_own_fd_table);
 	tcase_add_test(tc, test_overlay_second_name);
+	tcase_add_test(tc, test_overlay_layers_misnamed);
 	tcase_add_test(tc, test_exchange_during_compile);
 	tcase_add_test(tc, test_snapshot_atomic_save);
 	tcase_add_test(tc, test_snapshot_granted_moved_in);
