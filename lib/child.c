@@ -479,6 +479,13 @@ CHILD int sbx__child_main(void *arg)
 
 	if (c->report_rfd >= 0)
 		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
+	/* A descriptor kept, or closed, by another thread since the list was
+	 * made, and before this table was copied: the list is not this
+	 * table's.  Nothing has run yet; the spawn starts again. */
+	if (sbx__fds_changed(c->hidden_gen))
+		child_exit(c, (struct child_result){ .stage = SBX_STAGE_SETUP, .action = -1,
+		                                     .err = EAGAIN, .again = true },
+		           127);
 	reset_signals(c);
 	r = apply_attributes(c);
 	if (r < 0)

@@ -41,6 +41,7 @@ struct child_result {
 	struct refusal refusal; /* at SBX_STAGE_CONFINE: what refused it (the
 	                         * strings are the parent's, at the same
 	                         * addresses in a forked child) */
+	bool again;             /* not started: the hidden list was stale */
 };
 
 /* The record the parent prepares and the child reads (and, with CLONE_VM,
@@ -69,6 +70,7 @@ struct child {
 	int report_rfd;           /* and the parent's end of it, closed first */
 	const int *hidden;        /* the library's own descriptors an action could name */
 	size_t nhidden;           /* (closed before the file actions run) */
+	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
 
 	struct child_result res;
 };

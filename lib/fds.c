@@ -10,9 +10,12 @@
  *   library makes with a number it already holds tells that the old one
  *   was lost.
  *
- * A spawn holds the read side from the moment it lists the descriptors to
- * hide until its child has exec'd, so that none is made meanwhile that the
- * child would not know to close.
+ * A spawn lists them under the lock, and its child, whose descriptor table
+ * is the parent's as it was at the clone, checks first thing that none was
+ * made or closed since (the generation moved): if one was, it exits at
+ * once and the spawn starts it again.  No lock is held across the clone: a
+ * child that blocks in a file action (opening a FIFO) holds up nothing but
+ * its own spawn.
  */
 #include "config.h"
 
@@ -35,24 +38,11 @@ struct kept {
 	atomic_bool *lost; /* set when the number turns out to be someone else's */
 };
 
-static pthread_rwlock_t lock;
-static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Moves at each change of the kept set, twice: odd while one is under way. */
+static atomic_uint generation;
 static struct kept *kept;
 static size_t nkept, kept_cap;
-
-static void lock_init(void)
-{
-	pthread_rwlockattr_t attr;
-
-	/* Compiles (writers) are rare; spawns (readers) must not starve them.
-	 * A C library without the choice (musl) has its own policy. */
-	pthread_rwlockattr_init(&attr);
-#if HAVE_DECL_PTHREAD_RWLOCKATTR_SETKIND_NP
-	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-#endif
-	pthread_rwlock_init(&lock, &attr);
-	pthread_rwlockattr_destroy(&attr);
-}
 
 /* Whether fd is still the descriptor k says it is. */
 static bool still(const struct kept *k)
@@ -66,13 +56,14 @@ static bool still(const struct kept *k)
 
 void sbx__fds_begin(void)
 {
-	pthread_once(&lock_once, lock_init);
-	pthread_rwlock_wrlock(&lock);
+	pthread_mutex_lock(&lock);
+	atomic_fetch_add(&generation, 1);
 }
 
 void sbx__fds_end(void)
 {
-	pthread_rwlock_unlock(&lock);
+	atomic_fetch_add(&generation, 1);
+	pthread_mutex_unlock(&lock);
 }
 
 int sbx__fds_keep(int fd, bool ruleset, atomic_bool *lost)
@@ -116,23 +107,20 @@ void sbx__fds_close(int fd, atomic_bool *lost)
 	sbx__fds_end();
 }
 
-int sbx__fds_hide(int floor, int **out, size_t *n)
+int sbx__fds_hide(int floor, int **out, size_t *n, unsigned *gen)
 {
 	size_t room = 0;
+	int err = 0;
 
-	pthread_once(&lock_once, lock_init);
-	pthread_rwlock_rdlock(&lock);
+	pthread_mutex_lock(&lock);
 	*out = NULL;
 	*n = 0;
+	*gen = atomic_load(&generation);
 	for (size_t i = 0; i < nkept; i++)
 		room += kept[i].fd < floor;
-	if (!room)
-		return 0;
-	if (!(*out = malloc(room * sizeof(**out)))) {
-		pthread_rwlock_unlock(&lock);
-		return ENOMEM;
-	}
-	for (size_t i = 0; i < nkept; i++) {
+	if (room && !(*out = malloc(room * sizeof(**out))))
+		err = ENOMEM;
+	for (size_t i = 0; room && !err && i < nkept; i++) {
 		if (kept[i].fd >= floor || atomic_load(kept[i].lost))
 			continue;
 		if (still(&kept[i]))
@@ -140,11 +128,11 @@ int sbx__fds_hide(int floor, int **out, size_t *n)
 		else
 			atomic_store(kept[i].lost, true);
 	}
-	return 0;
+	pthread_mutex_unlock(&lock);
+	return err;
 }
 
-void sbx__fds_release(int *hidden)
+bool sbx__fds_changed(unsigned gen)
 {
-	pthread_rwlock_unlock(&lock);
-	free(hidden);
+	return atomic_load(&generation) != gen;
 }

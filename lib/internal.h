@@ -126,9 +126,12 @@ void sbx__fds_end(void);
 /* Closes a kept descriptor, unless its number was lost to the caller. */
 void sbx__fds_close(int fd, atomic_bool *lost);
 /* The kept descriptors below floor, which a file action could name, for a
- * child to close (*out malloc'd); holds the read lock until release. */
-int sbx__fds_hide(int floor, int **out, size_t *n);
-void sbx__fds_release(int *hidden);
+ * child to close (*out malloc'd), as of generation *gen. */
+int sbx__fds_hide(int floor, int **out, size_t *n, unsigned *gen);
+/* Whether a kept descriptor was made or closed since gen (lock-free,
+ * async-signal-safe: the child asks it, through its copy of memory in the
+ * fork fallback, taken with its descriptor table). */
+bool sbx__fds_changed(unsigned gen);
 
 /* ---- the kernel interface (landlock.c) ------------------------------ */
 

@@ -242,12 +242,18 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden)))
-		goto out;
-	c.hidden = hidden;
-	pid = start_child(&c);
-	err = pid < 0 ? errno : 0;
-	sbx__fds_release(hidden);
+	do {
+		if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden, &c.hidden_gen)))
+			goto out;
+		c.hidden = hidden;
+		c.res = (struct child_result){ 0 };
+		pid = start_child(&c);
+		err = pid < 0 ? errno : 0;
+		free(hidden);
+		if (pid > 0 && c.res.again)
+			while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+				;
+	} while (pid > 0 && c.res.again);
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec and has exited: reap it. */
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)

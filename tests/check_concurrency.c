@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -372,6 +375,171 @@ START_TEST(test_cancel_stress)
 }
 END_TEST
 
+/* ---- a spawn blocked in a file action holds up nobody else ------------- */
+
+static char fifo[4096];
+
+struct blocked {
+	const char *file;
+	char **argv;
+	int fd, flags;
+	int err, status;
+};
+
+/* A spawn whose file action opens the FIFO on fd: the child blocks there
+ * until the other end is opened. */
+static void *spawn_on_fifo(void *arg)
+{
+	struct blocked *b = arg;
+	sbx_file_actions_t fa;
+	pid_t pid;
+
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, b->fd, fifo, b->flags, 0);
+	if (!(b->err = sbx_posix_spawn(&pid, b->file, &fa, NULL, NULL, b->argv, environ)))
+		b->status = wait_status(pid);
+	sbx_file_actions_destroy(&fa);
+	return NULL;
+}
+
+static void *compile_one(void *arg)
+{
+	sbx_scopeattr_t s;
+
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_adddeny(&s, "/srv/sbx-nothing-here");
+	*(int *)arg = sbx_scopeattr_compile(&s);
+	sbx_scopeattr_destroy(&s);
+	return NULL;
+}
+
+/* A child blocked opening a FIFO, a compile that keeps descriptors, and a
+ * second spawn that would open the FIFO's other end: the second runs, and
+ * so frees the first.  (A lock held by a spawn until its child exec'd made
+ * the compile wait for the first, and the second for the compile: for
+ * good.) */
+START_TEST(test_blocked_file_action)
+{
+	char *cat_argv[] = { "/bin/sh", "-c", "cat > /dev/null", NULL };
+	char *sh_argv[] = { "/bin/sh", "-c", "echo from-the-writer", NULL };
+	struct blocked reader = { "/bin/sh", cat_argv, 0, O_RDONLY, -1, -1 };
+	struct blocked writer = { "/bin/sh", sh_argv, 1, O_WRONLY, -1, -1 };
+	pthread_t a, b, c;
+	int compiled = -1;
+	bool freed = true;
+
+	char *dir = make_tmpdir();
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(pthread_create(&a, NULL, spawn_on_fifo, &reader), 0);
+	usleep(200 * 1000);
+	ck_assert_int_eq(pthread_create(&b, NULL, compile_one, &compiled), 0);
+	usleep(200 * 1000);
+	ck_assert_int_eq(pthread_create(&c, NULL, spawn_on_fifo, &writer), 0);
+	for (int i = 0; i < 200 && (reader.status == -1 || writer.status == -1 || compiled == -1); i++)
+		usleep(50 * 1000);
+	if (reader.status == -1 || writer.status == -1) {
+		/* Stuck: both ends opened here free the children, so that
+		 * the test can end and say so. */
+		close(open(fifo, O_RDWR));
+		freed = false;
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	pthread_join(c, NULL);
+	ck_assert_msg(freed, "the second spawn waited for the first one's child");
+	ck_assert_int_eq(compiled, 0);
+	ck_assert_int_eq(reader.err, 0);
+	ck_assert_int_eq(writer.err, 0);
+	ck_assert_int_eq(reader.status, 0);
+	ck_assert_int_eq(writer.status, 0);
+	unlink(fifo);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* ---- descriptors kept while a spawn starts its child --------------------- */
+
+static atomic_int churning;
+
+/* Compiles and drops a scope over and over: a ruleset and a mount table
+ * kept, at the lowest free numbers, and closed again. */
+static void *keep_and_drop(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&churning)) {
+		sbx_scopeattr_t s;
+
+		sbx_scopeattr_init(&s);
+		sbx_scopeattr_adddeny(&s, "/srv/sbx-nothing-here");
+		sbx_scopeattr_compile(&s);
+		sbx_scopeattr_destroy(&s);
+	}
+	return NULL;
+}
+
+/* While another thread keeps descriptors and closes them, a file action
+ * naming a number the caller never opened never hands the child one of
+ * them: a descriptor kept after the spawn listed those to hide, and before
+ * its child's table was copied, is never the child's.  (The compile's
+ * passing descriptors of directories are another matter, and documented.) */
+START_TEST(test_kept_while_spawning)
+{
+	char *argv[] = { HELPER_DIR "/fsop", "fds", NULL };
+	int free_fds[4], nfree = 0, leaked = 0, spawns = 0;
+	char what[512] = "";
+	pthread_t t;
+	struct timespec start, now;
+
+	for (int fd = 3; fd < 64 && nfree < 4; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			free_fds[nfree++] = fd;
+	ck_assert_int_eq(nfree, 4);
+	atomic_store(&churning, 1);
+	ck_assert_int_eq(pthread_create(&t, NULL, keep_and_drop, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < nfree; i++) {
+			int out = memfd_create("fds", MFD_CLOEXEC), err;
+			sbx_file_actions_t fa;
+			char said[4096];
+			ssize_t n;
+			pid_t pid;
+
+			ck_assert_int_ge(out, 0);
+			sbx_file_actions_init(&fa);
+			sbx_file_actions_adddup2(&fa, out, 1);
+			sbx_file_actions_adddup2(&fa, free_fds[i], 60);
+			err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, NULL, argv, environ);
+			sbx_file_actions_destroy(&fa);
+			spawns++;
+			if (err) {
+				ck_assert_int_eq(err, EBADF);
+				close(out);
+				continue;
+			}
+			wait_status(pid);
+			n = pread(out, said, sizeof(said) - 1, 0);
+			close(out);
+			said[n > 0 ? n : 0] = '\0';
+			char *line = strstr(said, "\n60 ");
+			if (line && (strstr(line, "landlock-ruleset") || strstr(line, "mountinfo"))) {
+				if (!leaked++)
+					snprintf(what, sizeof(what), "%.*s", (int)strcspn(line + 1, "\n"),
+					         line + 1);
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - start.tv_sec < 3);
+	atomic_store(&churning, 0);
+	pthread_join(t, NULL);
+	ck_assert_msg(leaked == 0, "%d of %d children got a descriptor the library keeps (%s)", leaked,
+	              spawns, what);
+}
+END_TEST
+
 Suite *suite_concurrency(void)
 {
 	Suite *s = suite_create("concurrency");
@@ -387,6 +555,8 @@ Suite *suite_concurrency(void)
 	tcase_add_test(stress, test_stress_with_reaper);
 	tcase_add_test(stress, test_cancel_inside_spawn);
 	tcase_add_test(stress, test_cancel_stress);
+	tcase_add_test(stress, test_blocked_file_action);
+	tcase_add_test(stress, test_kept_while_spawning);
 	suite_add_tcase(s, stress);
 	return s;
 }
