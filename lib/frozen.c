@@ -4,7 +4,8 @@
  * can be created or removed directly in it.  Where that directory is the
  * child's TMPDIR (or /tmp) or its working directory, programs fail with a
  * bare "Permission denied" that points nowhere near the scope: one event
- * says which directory, why, and what to do.
+ * says which directory, why, and what to do.  So does a TMPDIR or working
+ * directory that lies in a read-only or denied path (read-only /, say).
  */
 #include "config.h"
 
@@ -56,18 +57,57 @@ static void say(const struct sbx_scope *scope, const struct sbx_ruleset *rs, con
 	}
 }
 
+/* The rule that decides what the scope gives path (the deepest that covers
+ * it, the wider mode at one path), or NULL. */
+static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope, const char *path)
+{
+	const struct sbx_scope_rule *best = NULL;
+
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const struct sbx_scope_rule *r = &scope->rules[i];
+
+		if (!sbx__path_covers(r->path, path))
+			continue;
+		if (!best || strlen(r->path) > strlen(best->path) ||
+		    (!strcmp(r->path, best->path) && r->mode > best->mode))
+			best = r;
+	}
+	return best;
+}
+
+/* A directory the command writes in that the scope makes read-only, or
+ * denies. */
+static void say_restricted(const struct sbx_scope *scope, const char *path, const char *what,
+                           const char *remedy)
+{
+	const struct sbx_scope_rule *r = rule_at(scope, path);
+
+	if (r && r->mode != SBX_MODE_ALLOW)
+		sbx__event(scope, SBX_EVENT_FROZEN, 0, path, r->path,
+		           "%s (%s) is %s: it lies in %s, so the command can %s there; %s", path, what,
+		           r->mode == SBX_MODE_READONLY ? "read-only" : "denied", r->path,
+		           r->mode == SBX_MODE_READONLY ? "create nothing" : "reach nothing", remedy);
+}
+
 void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
                           char *const envp[], const sbx_file_actions_t *fa)
 {
 	const char *tmp = env_of(envp, "TMPDIR");
+	const char *tmp_what = tmp && *tmp ? "TMPDIR" : "the temporary directory, TMPDIR unset";
+	const char *tmp_remedy = "give it a TMPDIR of its own that the scope grants (sbxrun --tmpdir "
+	                         "DIR)";
 	char path[PATH_MAX];
 
-	if (!rs->ndirs || atomic_exchange(&rs->announced, true))
+	if (atomic_exchange(&rs->announced, true))
 		return;
-	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0)
-		say(scope, rs, path, tmp && *tmp ? "TMPDIR" : "the temporary directory, TMPDIR unset",
-		    "give it a TMPDIR of its own that the scope grants (sbxrun --tmpdir DIR)");
-	if (child_cwd(fa, path))
+	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0) {
+		say(scope, rs, path, tmp_what, tmp_remedy);
+		say_restricted(scope, path, tmp_what, tmp_remedy);
+	}
+	if (child_cwd(fa, path)) {
 		say(scope, rs, path, "the working directory",
 		    "run it in a directory beside the restricted path, or restrict a path deeper down");
+		say_restricted(scope, path, "the working directory",
+		               "run it in a directory the scope grants, if it writes where it runs");
+	}
 }
