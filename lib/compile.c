@@ -122,14 +122,25 @@ static int watch_mounts(struct sbx_ruleset *out)
 }
 
 /* A compile that fails says where (the directory it worked on, or the
- * mount table), for nothing runs.  A denial refused under SBX_SCOPE_STRICT
- * (EINVAL) was said already. */
+ * mount table), and for which configured path (one beneath that directory;
+ * every restricted one needs the table), for nothing runs.  A denial
+ * refused under SBX_SCOPE_STRICT (EINVAL) was said already. */
 static void failed(const struct compiler *cc, int err)
 {
 	const char *where = cc->path[0] ? cc->path
 	                    : cc->tree.restricts ? "/proc/thread-self/mountinfo" : "/";
+	const struct node *n = cc->path[0] ? sbx__tree_find(&cc->tree, cc->path) : &cc->tree.root;
+	const char *because = n ? (n->path && n->mode != SBX_MODE_ALLOW ? n->path
+	                                                               : sbx__tree_restricted_beneath(n))
+	                        : NULL;
 
-	if (err != EINVAL)
+	if (err == EINVAL)
+		return;
+	if (because)
+		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, because,
+		           "the scope could not be compiled: %s, on the way to %s: %s", where, because,
+		           strerror(err));
+	else
 		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, NULL,
 		           "the scope could not be compiled: %s: %s", where, strerror(err));
 }

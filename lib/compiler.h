@@ -53,6 +53,8 @@ void sbx__tree_free(struct tree *t);
 const struct node *sbx__tree_kid(const struct node *n, const char *name, size_t len);
 /* The node at an absolute path, or NULL. */
 const struct node *sbx__tree_find(const struct tree *t, const char *path);
+/* A denied or read-only configured path beneath node n, or NULL. */
+const char *sbx__tree_restricted_beneath(const struct node *n);
 /* The mode that governs path: that of its nearest configured ancestor. */
 int sbx__tree_mode_at(const struct tree *t, const char *path);
 uint64_t sbx__mode_rights(const struct rights *r, int mode);

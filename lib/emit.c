@@ -337,26 +337,12 @@ static void emit_kid(struct compiler *cc, struct visit *v, const struct node *ki
 	close(fd);
 }
 
-/* A restricted configured path beneath node n: why it was expanded. */
-static const char *restricted_beneath(const struct node *n)
-{
-	for (uint32_t i = 0; i < n->nkids; i++) {
-		const struct node *k = &n->kids[i];
-		const char *p;
-
-		if (k->path && (k->mode == SBX_MODE_DENY || k->mode == SBX_MODE_READONLY))
-			return k->path;
-		if ((p = restricted_beneath(k)))
-			return p;
-	}
-	return NULL;
-}
-
 /* Keeps what the walk read of the directory, for reuse. */
 static void keep(struct compiler *cc, struct visit *v)
 {
 	struct sbx_ruleset *rs = cc->out;
 	struct sbx_dir *grown, *d;
+	const char *because;
 
 	if (!v->expanded && !v->l.n)
 		return;
@@ -389,7 +375,8 @@ static void keep(struct compiler *cc, struct visit *v)
 	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started) };
 	/* Not counted until it is whole: a release frees only what is. */
 	if (!(d->path = strdup(cc->path)) ||
-	    (v->expanded && restricted_beneath(v->n) && !(d->because = strdup(restricted_beneath(v->n))))) {
+	    (v->expanded && (because = sbx__tree_restricted_beneath(v->n)) &&
+	     !(d->because = strdup(because)))) {
 		free(d->path);
 		cc->err = ENOMEM;
 		return;

@@ -365,3 +365,18 @@ int sbx__tree_mode_at(const struct tree *t, const char *path)
 	walk(t, path, &mode);
 	return mode;
 }
+
+/* A restricted configured path beneath node n: why it was expanded. */
+const char *sbx__tree_restricted_beneath(const struct node *n)
+{
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		const struct node *k = &n->kids[i];
+		const char *p;
+
+		if (k->path && (k->mode == SBX_MODE_DENY || k->mode == SBX_MODE_READONLY))
+			return k->path;
+		if ((p = sbx__tree_restricted_beneath(k)))
+			return p;
+	}
+	return NULL;
+}

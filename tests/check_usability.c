@@ -353,6 +353,7 @@ START_TEST(test_compile_error_names_path)
 	ck_assert_int_eq(seen.kind[SBX_EVENT_FAILED], 1);
 	ck_assert_int_eq(seen.error[SBX_EVENT_FAILED], EMFILE);
 	ck_assert_int_eq(seen.path[SBX_EVENT_FAILED][0], '/');
+	ck_assert_str_eq(seen.path2[SBX_EVENT_FAILED], t.other); /* what it was compiling for */
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
