@@ -242,7 +242,7 @@ const char *sbx__search_path(char *buf, size_t size);
 int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
                      char *const envp[]);
 
-/* ---- diagnostics (diag.c) ------------------------------------------- */
+/* ---- diagnostics (diag.c, escape.c) --------------------------------- */
 
 /* in, escaped into out (cap bytes, at most 4 per byte of in): a backslash,
  * newline, tab or return as \\, \n, \t, \r; another control character, or a
