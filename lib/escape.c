@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/internal.h"
+#include "lib/escape.h"
 
 /* The length of the valid UTF-8 sequence at s that is not a control
  * character (C1 included), or 0. */

@@ -244,10 +244,7 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 
 /* ---- diagnostics (diag.c, escape.c) --------------------------------- */
 
-/* in, escaped into out (cap bytes, at most 4 per byte of in): a backslash,
- * newline, tab or return as \\, \n, \t, \r; another control character, or a
- * byte that is not valid UTF-8, as \xHH. */
-size_t sbx__escape(const char *in, char *out, size_t cap);
+#include "lib/escape.h"
 
 void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
                 const char *path2, const char *fmt, ...)

@@ -307,6 +307,25 @@ START_TEST(test_sbxrun_ambiguous_prefix)
 }
 END_TEST
 
+/* sbxrun's own messages name what it was given: a name with a newline
+ * is escaped there as in the library's events, and makes no second line. */
+START_TEST(test_sbxrun_names_escaped)
+{
+	char *out;
+
+	char *user[] = { SBXRUN, "--uid", "x\nsbxrun: forged", "true", NULL };
+	ck_assert_int_eq(sbxrun(user, &out), 125);
+	ck_assert_str_eq(out, "sbxrun: --uid takes a user name or number, not 'x\\nsbxrun: forged'\n"
+	                      "Try 'sbxrun --help' for more information.\n");
+	free(out);
+	char *missing[] = { SBXRUN, "--quiet", "--", "/nonexistent\nsbxrun: forged\x1b[2J", NULL };
+	ck_assert_int_eq(sbxrun(missing, &out), 127);
+	ck_assert_str_eq(out, "sbxrun: /nonexistent\\nsbxrun: forged\\x1b[2J: No such file or "
+	                      "directory\n");
+	free(out);
+}
+END_TEST
+
 START_TEST(test_sbxrun_option_syntax)
 {
 	struct tree t;
@@ -489,6 +508,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_refused);
 	tcase_add_test(tc, test_sbxrun_options);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);
+	tcase_add_test(tc, test_sbxrun_names_escaped);
 	tcase_add_test(tc, test_sbxrun_option_syntax);
 	tcase_add_test(tc, test_sbxrun_privilege);
 	tcase_add_test(tc, test_sbxrun_without_landlock);

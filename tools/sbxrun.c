@@ -25,6 +25,7 @@
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
+#include "lib/escape.h"
 #endif
 #include "sbxspawn/sbxspawn.h"
 
@@ -73,15 +74,35 @@ static const char usage_text[] =
 	"PATH options repeat.  Exit status: 125 if sbxrun fails, 126 if COMMAND\n"
 	"cannot be executed, 127 if it is not found, else COMMAND's own.\n";
 
+/* One line on stderr, "sbxrun: " and the message, whatever the names in
+ * it (a path given to an option, the command): escaped as the library's
+ * events are, so that no name makes a second line. */
+static __attribute__((format(printf, 1, 0))) void say_v(const char *fmt, va_list ap)
+{
+	char raw[4096], line[4 * sizeof(raw)];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	sbx__escape(raw, line, sizeof(line));
+	fprintf(stderr, "sbxrun: %s\n", line);
+}
+
+static __attribute__((format(printf, 1, 2))) void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(fmt, ap);
+	va_end(ap);
+}
+
 static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "sbxrun: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_v(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'sbxrun --help' for more information.\n");
+	fprintf(stderr, "Try 'sbxrun --help' for more information.\n");
 	exit(EXIT_FAILED);
 }
 
@@ -551,18 +572,17 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
 	if (err == ENOTSUP) {
-		fprintf(stderr, "sbxrun: %s: not run: %s has no Landlock and --require was given\n",
-		        argv[0], SBX_BUILD_LANDLOCK ? "this kernel" : "this build (portable)");
+		say("%s: not run: %s has no Landlock and --require was given", argv[0],
+		    SBX_BUILD_LANDLOCK ? "this kernel" : "this build (portable)");
 		return EXIT_FAILED;
 	}
 	/* A scope that could not be compiled is sbxrun's failure; an exec
 	 * that failed is the command's, as env(1) tells them apart. */
 	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC) {
-		fprintf(stderr, "sbxrun: %s: not run: the scope could not be compiled: %s\n",
-		        argv[0], sbx_strerror(err));
+		say("%s: not run: the scope could not be compiled: %s", argv[0], sbx_strerror(err));
 		return EXIT_FAILED;
 	}
-	fprintf(stderr, "sbxrun: %s: %s\n", argv[0], sbx_strerror(err));
+	say("%s: %s", argv[0], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
