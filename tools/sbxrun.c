@@ -25,8 +25,8 @@
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
-#include "lib/escape.h"
 #endif
+#include "lib/escape.h"
 #include "sbxspawn/sbxspawn.h"
 
 #define EXIT_FAILED 125
