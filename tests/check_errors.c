@@ -232,6 +232,88 @@ START_TEST(test_enomem_spawn_and_compile)
 }
 END_TEST
 
+/* Every kind of scope, through spawnp: a read-only root with a writable
+ * directory (the harmless devices), listable expanded directories, the
+ * TCP controls with a port (a seccomp filter built), io_uring off. */
+START_TEST(test_enomem_every_scope)
+{
+	struct tree t;
+	sbx_scopeattr_t s[3];
+	char *argv[] = { "true", NULL };
+	pid_t pid = 0;
+	int fds;
+
+	REQUIRE_LANDLOCK();
+	REQUIRE_FAILING_ALLOCATIONS();
+	tree_make(&t);
+	for (int i = 0; i < 3; i++) {
+		sbx_scopeattr_init(&s[i]);
+		sbx_scopeattr_setlogger(&s[i], quiet, NULL);
+	}
+	sbx_scopeattr_addreadonly(&s[0], "/");
+	sbx_scopeattr_addallow(&s[0], t.mine);
+	sbx_scopeattr_setflags(&s[1], SBX_SCOPE_LISTABLE);
+	sbx_scopeattr_adddeny(&s[1], t.other);
+	sbx_scopeattr_setflags(&s[2], SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_TCP_BIND |
+	                                      SBX_SCOPE_NO_IO_URING);
+	sbx_scopeattr_allowtcp(&s[2], SBX_TCP_CONNECT, 443);
+	sbx_scopeattr_adddeny(&s[2], t.other);
+	fds = count_fds();
+	for (int i = 0; i < 3; i++) {
+		EVERY_ALLOCATION_FAILS(sbx_posix_spawnp(&pid, "true", NULL, NULL, &s[i], argv, environ),
+		                       ck_assert_int_eq(reap_all(), 0);
+		                       ck_assert_int_eq(count_fds(), fds));
+		ck_assert_int_eq(wait_status(pid), 0);
+		sbx_scopeattr_destroy(&s[i]);
+		ck_assert_int_eq(count_fds(), fds);
+	}
+	tree_free(&t);
+}
+END_TEST
+
+/* sbx_execve, each failing allocation in a copy of the process: ENOMEM
+ * returned, the process as it was, until the exec happens (the program
+ * then reads the denied file, and is refused). */
+START_TEST(test_enomem_execve)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	int k, status = 0;
+
+	REQUIRE_LANDLOCK();
+	REQUIRE_FAILING_ALLOCATIONS();
+	tree_make(&t);
+	argv[2] = t.secret;
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	for (k = 0; k < 10000; k++) {
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY), err;
+
+			dup2(null, 1);
+			atomic_store(&countdown, k);
+			err = sbx_execve(FSOP, &s, argv, environ);
+			atomic_store(&countdown, -1);
+			/* Still itself, and unconfined: it reads the file. */
+			_exit(err == ENOMEM && access(t.secret, R_OK) == 0 ? 100 : 101);
+		}
+		status = wait_status(pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 100)
+			break;
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+	              "allocation %d failing: status %#x", k, status);
+	ck_assert_int_gt(k, 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
 static void *outcome_in_new_thread(void *arg)
 {
 	sbx_outcome_t oc;
@@ -470,6 +552,8 @@ Suite *suite_errors(void)
 	tcase_add_test(tc, test_enomem_objects);
 	tcase_add_test(tc, test_enomem_spawn_and_compile);
 	tcase_add_test(tc, test_enomem_outcome);
+	tcase_add_test(tc, test_enomem_every_scope);
+	tcase_add_test(tc, test_enomem_execve);
 	tcase_add_test(tc, test_einval_destroyed_scope);
 	tcase_add_test(tc, test_execve_errors);
 	tcase_add_test(tc, test_execve_enotsup);
