@@ -214,6 +214,30 @@ START_TEST(test_frozen_announced)
 	sbx_file_actions_destroy(&fa);
 	sbx_scopeattr_destroy(&s);
 
+	/* The caller's own working directory, frozen, then read-only. */
+	char here[4096];
+	ck_assert_ptr_nonnull(getcwd(here, sizeof(here)));
+	ck_assert_int_eq(chdir(t.projects), 0);
+	memset(&seen, 0, sizeof(seen));
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_FROZEN], t.projects);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_FROZEN], t.other);
+	sbx_scopeattr_destroy(&s);
+	memset(&seen, 0, sizeof(seen));
+	scope_new(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.top), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
+	wait_status(pid);
+	ck_assert_int_eq(seen.kind[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_FROZEN], t.projects);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_FROZEN], t.top);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(chdir(here), 0);
+
 	/* The remedy: sbxrun --tmpdir, a directory the scope grants. */
 	{
 		char *tmp = (char *)join(t.mine, "tmp"), cmd[8192];
