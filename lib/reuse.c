@@ -7,6 +7,18 @@
  * a grant and vanished or changed identity, or a node of the tree that
  * came or went, means a new compile, for a renamed inode keeps its rule
  * wherever it goes.
+ *
+ * No file's link count is checked here.  A compile refuses a file with
+ * several links in an expanded directory because it cannot tell whether a
+ * denial covers another of its names; a link made after the compile to a
+ * file it granted is a second name of an inode the child could already
+ * read and write by its granted name, so it exposes nothing: the data is
+ * the inode's, and no name brings anything new to it.  A link made to a
+ * denied file lands in some directory: in an expanded one it is a new
+ * entry, judged (and refused, having two links) when that directory is
+ * listed again; in a granted one it is the limit the README states for
+ * hard links made before a spawn.  So a hit costs one statx per visited
+ * directory, whatever the number of files granted.
  */
 #include "config.h"
 
