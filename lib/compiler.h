@@ -230,6 +230,8 @@ struct compiler {
 	size_t nidents;
 	bool idents_read;
 	char path[PATH_MAX]; /* the directory being worked on */
+	bool transient;      /* the drop being made is of an entry of a listed
+	                      * directory that vanished or changed meanwhile */
 	int err;             /* the compile as a whole failed */
 	bool refused;        /* out says why */
 	/* Entries that vanished between listing and opening, said in one
@@ -261,6 +263,8 @@ struct sbx_dir {
 	bool racy;        /* its times prove nothing: list it again at every reuse */
 	bool foreign;     /* its entries needed the places */
 	bool trust_ino;
+	bool unsettled;   /* entries vanished or changed while it was judged, and
+	                   * it has not been listed again since */
 	long fs_type;
 	struct listing kept;
 };

@@ -154,10 +154,16 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 {
 	SBX_KEEP_ERRNO;
 	struct outcome_slot *slot = this_thread_slot();
+	/* A compile narrowed only by a busy directory, listed again since: what
+	 * it dropped is judged afresh, and it grants what a new compile would. */
+	bool healed = rs && confinement == SBX_OUTCOME_NARROWED && !rs->lasting_drops &&
+	              !rs->snapshot && atomic_load(&rs->nunsettled) == 0;
 
 	if (!slot)
 		return;
 	free_dropped(slot);
+	if (healed)
+		confinement = SBX_OUTCOME_CONFINED;
 	slot->out = (sbx_outcome_t){ .confinement = confinement, .stage = stage,
 	                             .action = action, .error = error, .privilege = privilege };
 	slot->out.kernel_abi = sbx__landlock_abi();
@@ -167,7 +173,8 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
 		slot->out.controls = rs->confinement != SBX_OUTCOME_REFUSED ? rs->controls : 0;
 		slot->out.rules = rs->rules;
-		if (rs->ndropped && (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
+		if (!healed && rs->ndropped &&
+		    (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
 			while (slot->out.dropped < rs->ndropped &&
 			       (slot->dropped[slot->out.dropped] = strdup(rs->dropped[slot->out.dropped])))
 				slot->out.dropped++;

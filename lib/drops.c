@@ -55,6 +55,12 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		return;
 	}
 	rs->ndropped++;
+	/* An entry of a listed directory that vanished, or changed, between
+	 * listing and opening is one the directory no longer holds as listed:
+	 * listed again at the next reuse (its times moved), what it holds now
+	 * is judged afresh.  Every other drop would come again. */
+	if (!cc->transient)
+		rs->lasting_drops = true;
 	/* Each is an event; those of a busy directory are also counted, for
 	 * the one line the default logger says instead (sbx__drop_summary). */
 	if ((why == DROP_FAILED && err == ENOENT) || why == DROP_CHANGED)

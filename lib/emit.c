@@ -43,6 +43,7 @@ struct visit {
 	const char *rel;        /* its path in its filesystem */
 	bool foreign;
 	bool expanded;
+	bool unsettled;         /* entries it dropped, judged */
 	uint64_t rights;        /* what its entries get */
 	struct listing l;       /* its entries, or its nodes */
 };
@@ -157,6 +158,10 @@ static void record(struct compiler *cc, const struct visit *v, struct entry *e, 
 	case V_RECOMPILE:
 		break;
 	case V_GONE:
+		cc->transient = true;
+		sbx__drop(cc, name, err, DROP_FAILED);
+		cc->transient = false;
+		break;
 	case V_FAILED:
 		if (!fatal(cc, err))
 			sbx__drop(cc, name, err, DROP_FAILED);
@@ -174,7 +179,9 @@ static void record(struct compiler *cc, const struct visit *v, struct entry *e, 
 		}
 		break;
 	case V_CHANGED:
+		cc->transient = true;
 		sbx__drop(cc, name, ESTALE, DROP_CHANGED);
+		cc->transient = false;
 		break;
 	case V_UNPLACED:
 		sbx__drop(cc, name, EXDEV, DROP_LAYERS);
@@ -222,6 +229,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	                   .dev = makedev(v->sx.stx_dev_major, v->sx.stx_dev_minor),
 	                   .mnt = v->sx.stx_mnt_id, .rights = rights, .file_rights = cc->rights.file,
 	                   .trust_ino = sbx__fs_trusts_ino(v->fs_type), .foreign = v->foreign };
+	size_t dropped;
 	int err = sbx__listing_read(v->fd, &v->l);
 
 	if (err == EMFILE || err == ENFILE) {
@@ -250,6 +258,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	 * exactly the window in which an entry can vanish or be renamed. */
 	sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL, "expanding %s (%zu entries)",
 	           cc->path, v->l.n);
+	dropped = cc->out->ndropped;
 	for (size_t i = 0; i < v->l.n && !cc->err; i++) {
 		struct entry *e = &v->l.v[i];
 		const char *name = sbx__entry_name(&v->l, e);
@@ -262,6 +271,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 
 		record(cc, v, e, name, verdict, err);
 	}
+	v->unsettled = cc->out->ndropped != dropped;
 }
 
 /* The identity of child node `name' as the directory's listing gave it:
@@ -372,7 +382,8 @@ static void keep(struct compiler *cc, struct visit *v)
 	                       .ctime = { v->sx.stx_ctime.tv_sec, v->sx.stx_ctime.tv_nsec },
 	                       .rights = v->rights, .expanded = v->expanded, .foreign = v->foreign,
 	                       .trust_ino = sbx__fs_trusts_ino(v->fs_type), .fs_type = v->fs_type,
-	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started) };
+	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started),
+	                       .unsettled = v->unsettled };
 	/* Not counted until it is whole: a release frees only what is. */
 	if (!(d->path = strdup(cc->path)) ||
 	    (v->expanded && (because = sbx__tree_restricted_beneath(v->n)) &&
@@ -384,6 +395,7 @@ static void keep(struct compiler *cc, struct visit *v)
 	d->kept = v->l;
 	v->l = (struct listing){ 0 };
 	rs->ndirs++;
+	rs->nunsettled += d->unsettled;
 }
 
 static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,

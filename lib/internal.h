@@ -215,6 +215,10 @@ struct sbx_ruleset {
 	atomic_int refs;
 	atomic_bool stale;
 	bool reusable;     /* what it read can be checked again */
+	bool lasting_drops; /* a grant dropped that a new compile would drop too */
+	atomic_uint nunsettled; /* directories with drops of their own, until
+	                         * they are listed again: then the compile is
+	                         * what a new one would give, narrowed no more */
 	bool snapshot;     /* sbx_scopeattr_compile(): entries that appear stay unreachable */
 	uint64_t file_rights;
 	struct sbx_dir *dirs;

@@ -181,6 +181,11 @@ int sbx__dir_current(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx
 		return ESTALE;
 	if ((err = d->expanded ? relist(rs, d, scope) : recheck_nodes(d)))
 		return err;
+	/* What vanished or changed while it was judged is judged again now. */
+	if (d->unsettled && !rs->snapshot) {
+		d->unsettled = false;
+		atomic_fetch_sub(&rs->nunsettled, 1);
+	}
 	/* Taken before the second look: what changes after it moves it. */
 	d->mtime = (struct timespec){ sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec };
 	d->ctime = (struct timespec){ sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec };

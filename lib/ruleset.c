@@ -152,10 +152,13 @@ static int compile_new(const struct sbx_scope *s, bool snapshot, struct sbx_rule
 }
 
 /* Whether a compile can be checked again later, and is worth it: a
- * narrowed one is not, for the next compile may grant what it dropped. */
+ * narrowed one only where what it dropped vanished or changed while it
+ * ran (a busy directory): a reuse lists that directory again and grants
+ * what it holds now; what else it dropped, the next compile may grant. */
 static bool keepable(const struct sbx_ruleset *rs)
 {
-	return rs->reusable && rs->confinement == SBX_OUTCOME_CONFINED;
+	return rs->reusable && (rs->confinement == SBX_OUTCOME_CONFINED ||
+	                        (rs->confinement == SBX_OUTCOME_NARROWED && !rs->lasting_drops));
 }
 
 int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)

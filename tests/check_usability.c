@@ -389,10 +389,12 @@ END_TEST
  * entries vanish between listing and opening, as another process's files
  * do in a busy /tmp. */
 static const char *busy_dir;
+static int root_listed;
 
 static void busy_logger(const sbx_event_t *ev, void *arg)
 {
 	(void)arg;
+	root_listed += ev->kind == SBX_EVENT_EXPAND && !strcmp(ev->path, "/");
 	if (ev->kind == SBX_EVENT_EXPAND && !strcmp(ev->path, busy_dir))
 		for (int i = 0; i < 200; i++)
 			if (i % 4)
@@ -435,6 +437,29 @@ START_TEST(test_churn_one_line)
 		others += strstr(p, "stays unreachable") && strstr(p, "stays unreachable") < end;
 	}
 	ck_assert_msg(summaries == 1 && others == 0, "%s", buf);
+
+	/* What vanished is gone from the directory, which the next spawn
+	 * lists again, with no new compile: the busy directory is not a
+	 * compile at every spawn. */
+	ck_assert_int_eq(root_listed, 1);
+	dup2(fd, 2);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
+	dup2(saved, 2);
+	wait_status(pid);
+	ck_assert_int_eq(root_listed, 1);
+	/* Listed again, the directory holds what the spawn grants: narrowed
+	 * no more. */
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+	ck_assert_uint_eq(oc.dropped, 0);
+	/* A name that comes back, the directory quiet now, is granted by
+	 * that listing. */
+	busy_dir = "";
+	write_file(join(busy, "f1"), "back\n", 0644);
+	const char *out;
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f1")), &out), 0);
+	ck_assert_str_eq(out, "back\n");
+	ck_assert_int_eq(root_listed, 1);
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
