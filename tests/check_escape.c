@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -760,6 +762,41 @@ START_TEST(test_limit_chmod)
 }
 END_TEST
 
+/* The documented limit: notifications are not mediated.  An inotify watch
+ * on the denied directory reports the names of what is created there; the
+ * files stay unreadable. */
+static atomic_int creating;
+
+static void *create_in_denied(void *arg)
+{
+	const char *path = arg;
+
+	for (int i = 0; i < 100 && atomic_load(&creating); i++) {
+		usleep(100 * 1000);
+		close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+		unlink(path);
+	}
+	return NULL;
+}
+
+START_TEST(test_limit_inotify)
+{
+	char path[8192];
+	pthread_t th;
+
+	REQUIRE_LANDLOCK();
+	snprintf(path, sizeof(path), "%s/new-name", t.other);
+	atomic_store(&creating, 1);
+	ck_assert_int_eq(pthread_create(&th, NULL, create_in_denied, path), 0);
+	const char *last = attempt(ESCAPE, "inotify", t.other);
+	atomic_store(&creating, 0);
+	pthread_join(th, NULL);
+	SAW("inotify_add_watch ok");
+	SAW("event new-name");
+	ck_assert_msg(!strcmp(last, "EACCES") || !strcmp(last, "ENOENT"), "%s", out);
+}
+END_TEST
+
 /* ---- hard links made before the spawn --------------------------------------- */
 
 struct aliases {
@@ -923,6 +960,7 @@ Suite *suite_escape(void)
 	tcase_add_test(tc, test_truncate);
 	tcase_add_test(tc, test_mknod);
 	tcase_add_test(tc, test_limit_chmod);
+	tcase_add_test(tc, test_limit_inotify);
 	tcase_add_test(tc, test_hard_link_expanded_alias);
 	tcase_add_test(tc, test_limit_hard_link_granted);
 	tcase_add_test(tc, test_hard_link_expanded_denied_name);

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
@@ -502,6 +504,31 @@ static int do_chmod(char **a)
 	return verdict(step("chmod", chmod(a[0], (mode_t)strtoul(a[1], NULL, 8))));
 }
 
+/* An inotify watch on a denied directory: the name of the first entry
+ * created there (within 10 s), then an attempt to read it. */
+static int watch_names(char **a)
+{
+	char buf[4096] __attribute__((aligned(8))), path[8192];
+	struct pollfd pfd = { .fd = inotify_init1(IN_CLOEXEC), .events = POLLIN };
+	const struct inotify_event *ev = (const struct inotify_event *)buf;
+
+	if (step("inotify_add_watch", inotify_add_watch(pfd.fd, a[0], IN_CREATE)) < 0)
+		return 1;
+	int fd, r = poll(&pfd, 1, 10000);
+
+	if (r != 1) {
+		printf("poll %s\n", r ? name(errno) : "timed out");
+		return 1;
+	}
+	if (read(pfd.fd, buf, sizeof(buf)) < (ssize_t)sizeof(*ev) || !ev->len)
+		return verdict(-1);
+	printf("event %s\n", ev->name);
+	snprintf(path, sizeof(path), "%s/%s", a[0], ev->name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return verdict(-1);
+	return verdict(dump(fd));
+}
+
 static const struct op {
 	const char *name;
 	int nargs;
@@ -530,6 +557,7 @@ static const struct op {
 	{ "uring-renameat", 2, uring_renameat },
 	{ "mknod", 2, do_mknod },
 	{ "chmod", 2, do_chmod },
+	{ "inotify", 1, watch_names },
 };
 
 int main(int argc, char **argv)
