@@ -24,6 +24,12 @@
  * the inodes instead, that none that a denied path named before the race
  * got a grant (and, for a mount, safety by path, but not liveness under
  * the second name, which an expanded directory does not grant).
+ *
+ * Others race a kept compile: the scope is compiled through the cache a
+ * spawn uses, the denied path is swapped with another entry (an atomic
+ * save, a directory moved beneath a denial), and the cache asked again.
+ * Whatever it hands back, reused or compiled anew, grants no inode that a
+ * denied path names now.
  */
 #include "config.h"
 
@@ -172,7 +178,8 @@ static void record(const char *path, uint64_t access, bool dir, dev_t dev, ino_t
 
 /* What an input asks of the world around the compile. */
 static struct race {
-	int kind;               /* 0 none, 1 exchange during the compile, 2 bind mount */
+	int kind;               /* 0 none, 1 exchange during the compile, 2 bind mount,
+	                         * 3 exchange after a kept compile */
 	char listed[PATH_MAX];  /* the directory whose listing starts the exchange */
 	char a[PATH_MAX], b[PATH_MAX];
 	bool done;
@@ -366,7 +373,9 @@ static void plan_race(struct input *in, const struct model *m)
 		}
 	}
 	collect(root, entries, &n, 64);
-	if (!victim || n < 2 || (kind != 1 && !(kind == 2 && can_mount)))
+	if (next(in) % 3 == 0)
+		kind = 3;
+	if (!victim || n < 2 || (kind != 1 && kind != 3 && !(kind == 2 && can_mount)))
 		return;
 	snprintf(race.b, sizeof(race.b), "%s", victim);
 	snprintf(race.a, sizeof(race.a), "%s", entries[1 + next(in) % (unsigned)(n - 1)]);
@@ -417,6 +426,43 @@ static void check_inodes(const struct sbx_scope *scope, const struct grants *g)
 				        g->v[i].path, (unsigned long long)g->v[i].access);
 				abort();
 			}
+}
+
+/* The kept compile of the scope, the swap, and the cache asked again:
+ * no grant of what it hands back, added since or made at first, reaches
+ * an inode a denied path names after the swap. */
+static void race_kept(const struct sbx_scope *scope, struct grants *g)
+{
+	struct sbx_ruleset *first, *then;
+	struct stat now[8];
+	int n = 0;
+
+	if (sbx__scope_get(scope, &first))
+		return;
+	if (syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2 /* EXCHANGE */)) {
+		sbx__scope_put(first);
+		return;
+	}
+	for (size_t i = 0; i < scope->nrules && n < 8; i++)
+		if (desired_mode(&(struct model){ .scope = scope }, scope->rules[i].path) == SBX_MODE_DENY &&
+		    lstat(scope->rules[i].path, &now[n]) == 0)
+			n++;
+	if (sbx__scope_get(scope, &then) == 0) {
+		if (then == first)
+			for (size_t i = 0; i < g->n; i++)
+				for (int k = 0; k < n; k++)
+					if (g->v[i].dev == now[k].st_dev && g->v[i].ino == now[k].st_ino &&
+					    !named_otherwise(scope, g->v[i].dev, g->v[i].ino)) {
+						fprintf(stderr, "UNSAFE reuse after a swap (%s, %s): %s "
+						        "was granted %#llx, and a denied path names it now\n",
+						        race.a, race.b, g->v[i].path,
+						        (unsigned long long)g->v[i].access);
+						abort();
+					}
+		sbx__scope_put(then);
+	}
+	sbx__scope_put(first);
+	syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2);
 }
 
 /* ---- the harness ------------------------------------------------------- */
@@ -473,6 +519,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	attr.__scope->trace_arg = &g;
 	m = (struct model){ .scope = attr.__scope, .g = &g };
 	plan_race(&in, &m);
+	if (race.kind == 3) {
+		race_kept(attr.__scope, &g);
+		sbx_scopeattr_destroy(&attr);
+		return 0;
+	}
 	if (sbx__ruleset_compile(attr.__scope, &rs) == 0 &&
 	    (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED) &&
 	    race.kind) {
