@@ -21,6 +21,7 @@
 #define TARGET_LINEAR 1.2   /* per-rule growth 1k..100k, against the floor's */
 #define TARGET_HEAP 1.1     /* 1 GiB parent against a small one */
 #define TARGET_BWRAP 5.0    /* bwrap's latency over ours */
+#define TARGET_SBXRUN 2.5   /* sbxrun with the denial, against posix_spawn */
 #define TARGET_REUSE 1.10   /* a reuse hit at ~1000 rules, against compiled once */
 #define TARGET_CHURN 1.10   /* a kept scope beside 1,000 files/s, against posix_spawn */
 #define TARGET_SCALE 1.5    /* compile of N configured paths, against the floor */
@@ -44,6 +45,7 @@ enum {
 	V_WIDE_NEW,
 	V_WIDE_FRESH,
 	V_WIDE_ONCE,
+	V_SBXRUN_BARE,
 	V_SBXRUN,
 	V_BWRAP,
 	V_COUNT

@@ -122,7 +122,9 @@ static const char *find_in_path(const char *name)
 	return NULL;
 }
 
-static void setup_sbxrun(struct variant *v)
+/* sbxrun with the denial, or with none (what the launcher costs beside
+ * the compile: loading, options, the probe, its exec). */
+static void setup_sbxrun(struct variant *v, bool deny)
 {
 	char *ldpath, *bin = launcher_binary(opt.sbxrun, &ldpath);
 
@@ -131,7 +133,7 @@ static void setup_sbxrun(struct variant *v)
 		return;
 	}
 	v->argv = argv_new(bin, "--quiet", NULL);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; deny && i < 4; i++) {
 		argv_push(&v->argv, "--deny");
 		argv_push(&v->argv, deny_home[i]);
 	}
@@ -186,13 +188,16 @@ void setup_spawn_rows(void)
 	                                    .spawn = spawn_sbx, .scope = &wide_fresh };
 	v[V_WIDE_ONCE] = (struct variant){ .name = "sbx ~1000 rules: compiled once",
 	                                   .spawn = spawn_sbx, .scope = &wide_once };
+	v[V_SBXRUN_BARE] = (struct variant){ .name = "sbxrun -- true (no scope)",
+	                                     .spawn = spawn_posix };
 	v[V_SBXRUN] = (struct variant){ .name = "sbxrun --deny x4 -- true", .spawn = spawn_posix };
 	v[V_BWRAP] = (struct variant){ .name = "bwrap --tmpfs x4 -- true", .spawn = spawn_posix };
 	for (int i = 0; i < V_COUNT; i++) {
 		v[i].argv = argv;
 		v[i].envp = child_env;
 	}
-	setup_sbxrun(&v[V_SBXRUN]);
+	setup_sbxrun(&v[V_SBXRUN_BARE], false);
+	setup_sbxrun(&v[V_SBXRUN], true);
 	setup_bwrap(&v[V_BWRAP]);
 	for (int i = 0; i < V_COUNT; i++)
 		trial(&v[i]);
@@ -242,6 +247,11 @@ static void spawn_notes(void)
 	printf("  fresh against new scope per spawn (what reuse saves): %.2fx (~100), %.2fx"
 	       " (~1000)\n",
 	       row_ratio(V_HOME_FRESH, V_HOME_NEW), row_ratio(V_WIDE_FRESH, V_WIDE_NEW));
+	if (!spawn_rows[V_SBXRUN].skip[0])
+		printf("  sbxrun: its own start and exec against posix_spawn %.2fx, its compile"
+		       " of the denial %.2fx more\n",
+		       row_ratio(V_SBXRUN_BARE, V_POSIX),
+		       row_ratio(V_SBXRUN, V_POSIX) - row_ratio(V_SBXRUN_BARE, V_POSIX));
 	if (!spawn_rows[V_BWRAP].skip[0])
 		printf("  bwrap against posix_spawn itself: %.2fx, the most any way of spawning "
 		       TRUE_PATH " can gain on it here\n",
@@ -252,8 +262,8 @@ void spawn_section(void)
 {
 	struct variant *v = spawn_rows;
 	int n = rounds(300);
-	double once, fresh, bwrap;
-	const char *vo, *vf, *vb;
+	double once, fresh, bwrap, sbxrun;
+	const char *vo, *vf, *vb, *vs;
 	char tb[64];
 
 	measure(v, V_COUNT, n);
@@ -270,6 +280,11 @@ void spawn_section(void)
 	           "~100 rules fresh at each spawn (plain sbx_posix_spawn): %.3fx posix_spawn"
 	           " (<= %.2fx)",
 	           fresh, TARGET_FRESH);
+	sbxrun = v[V_SBXRUN].skip[0] ? NAN : median(&v[V_SBXRUN].t) / median(&v[V_POSIX].t);
+	vs = v[V_SBXRUN].skip[0] ? NULL
+	                         : judge(sbxrun, TARGET_SBXRUN, false,
+	                                 "sbxrun with the denial: %.2fx posix_spawn (<= %.1fx)",
+	                                 sbxrun, TARGET_SBXRUN);
 	if (v[V_BWRAP].skip[0])
 		vb = NULL;
 	else
@@ -287,6 +302,9 @@ void spawn_section(void)
 		} else if (i == V_HOME_FRESH) {
 			target = "<= 1.25x";
 			verdict = vf;
+		} else if (i == V_SBXRUN && vs) {
+			target = "<= 2.5x";
+			verdict = vs;
 		} else if (i == V_BWRAP && vb) {
 			target = tb;
 			verdict = vb;
