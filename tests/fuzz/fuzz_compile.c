@@ -117,7 +117,9 @@ static void build_tree(struct input *in)
 				strcpy(dirs[ndirs++], path);
 			break;
 		case 1:
-			close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+			/* Never through a link made before: nothing outside the
+			 * root is made. */
+			close(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
 			break;
 		case 2:
 			if (symlink(PICK(in, targets), path))
@@ -369,7 +371,10 @@ static void plan_race(struct input *in, const struct model *m)
 
 		if (desired_mode(m, p) == SBX_MODE_DENY && lstat(p, &race.denied[race.ndenied]) == 0) {
 			race.ndenied++;
-			victim = victim ? victim : p;
+			/* Only what the harness made is moved: a path of the
+			 * scope may lead out of the root (.., a symlink). */
+			if (!victim && covers(root, p) && strcmp(root, p))
+				victim = p;
 		}
 	}
 	collect(root, entries, &n, 64);
