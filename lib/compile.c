@@ -187,7 +187,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	struct compiler *cc;
 	int err = ENOMEM;
 
-	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .reusable = true,
+	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = true,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);

@@ -265,6 +265,7 @@ struct sbx_dir {
 	bool trust_ino;
 	bool unsettled;   /* entries vanished or changed while it was judged, and
 	                   * it has not been listed again since */
+	int wd;           /* its watch (notify.c), or -1 */
 	long fs_type;
 	struct listing kept;
 };
@@ -278,6 +279,28 @@ int sbx__dir_current(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx
  * stamp. */
 bool sbx__stamp_racy(const struct statx *sx, long fs_type, const struct timespec *since);
 bool sbx__fs_trusts_ino(long fs_type);
+/* Whether every change of its directories goes through this kernel, so
+ * that a watch on one reports it. */
+bool sbx__fs_notifies(long fs_type);
+
+/* ---- notify.c: what left a listed directory -------------------------------- */
+
+enum { NOTIFY_UNKNOWN, NOTIFY_UNLINKED, NOTIFY_MOVED };
+
+/* The ruleset's inotify descriptor, made once (0; ENOMEM only where it
+ * could not be kept: a failure to make one is no error, only no evidence). */
+int sbx__notify_open(struct sbx_ruleset *rs);
+/* A watch on the directory open as dirfd, before it is listed: its
+ * descriptor, or -1 (no evidence for it). */
+int sbx__notify_watch(struct sbx_ruleset *rs, int dirfd, long fs_type);
+/* Reads what the kernel reported into the logs of the watches. */
+void sbx__notify_drain(struct sbx_ruleset *rs, bool compiling);
+/* What was reported before now is no evidence for watch wd's directory,
+ * listed just before: drained after that listing, its log starts again. */
+void sbx__notify_boundary(struct sbx_ruleset *rs, int wd);
+/* How name left watch wd's directory since its last listing, first. */
+int sbx__notify_gone(const struct sbx_ruleset *rs, int wd, const char *name);
+void sbx__notify_release(struct sbx_ruleset *rs);
 
 /* ---- controls.c ----------------------------------------------------------- */
 

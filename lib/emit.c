@@ -44,6 +44,7 @@ struct visit {
 	bool foreign;
 	bool expanded;
 	bool unsettled;         /* entries it dropped, judged */
+	int wd;                 /* its watch, if it was expanded */
 	uint64_t rights;        /* what its entries get */
 	struct listing l;       /* its entries, or its nodes */
 };
@@ -230,7 +231,16 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	                   .mnt = v->sx.stx_mnt_id, .rights = rights, .file_rights = cc->rights.file,
 	                   .trust_ino = sbx__fs_trusts_ino(v->fs_type), .foreign = v->foreign };
 	size_t dropped;
-	int err = sbx__listing_read(v->fd, &v->l);
+	int err;
+
+	/* Watched from before it is listed: what leaves it after the listing
+	 * is what a reuse needs to know (notify.c). */
+	if ((err = sbx__notify_open(cc->out))) {
+		cc->err = err;
+		return;
+	}
+	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
+	err = sbx__listing_read(v->fd, &v->l);
 
 	if (err == EMFILE || err == ENFILE) {
 		sbx__closer_flush(&cc->closer);
@@ -252,6 +262,8 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 		sbx__listing_free(&v->l);
 		return;
 	}
+	sbx__notify_drain(cc->out, true);
+	sbx__notify_boundary(cc->out, v->wd);
 	v->expanded = true;
 	v->rights = rights;
 	/* Listed, not yet opened: what a caller's debug logger sees here is
@@ -383,7 +395,7 @@ static void keep(struct compiler *cc, struct visit *v)
 	                       .rights = v->rights, .expanded = v->expanded, .foreign = v->foreign,
 	                       .trust_ino = sbx__fs_trusts_ino(v->fs_type), .fs_type = v->fs_type,
 	                       .racy = sbx__stamp_racy(&v->sx, v->fs_type, &cc->started),
-	                       .unsettled = v->unsettled };
+	                       .unsettled = v->unsettled, .wd = v->wd };
 	/* Not counted until it is whole: a release frees only what is. */
 	if (!(d->path = strdup(cc->path)) ||
 	    (v->expanded && (because = sbx__tree_restricted_beneath(v->n)) &&
@@ -401,7 +413,7 @@ static void keep(struct compiler *cc, struct visit *v)
 static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,
                      uint64_t have)
 {
-	struct visit v = { .n = n, .fd = fd, .sx = *sx };
+	struct visit v = { .n = n, .fd = fd, .sx = *sx, .wd = -1 };
 	uint64_t own;
 	int err;
 

@@ -194,6 +194,7 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 /* ---- a compiled ruleset (compile.c makes it, ruleset.c keeps it) -------- */
 
 struct sbx_dir;
+struct notify_log;
 
 struct sbx_ruleset {
 	int fd;           /* Landlock ruleset, O_CLOEXEC; -1 if none */
@@ -224,6 +225,11 @@ struct sbx_ruleset {
 	struct sbx_dir *dirs;
 	size_t ndirs, dirs_cap;
 	int mounts_fd;     /* the mount table, polled for changes; -1 */
+	int notify_fd;     /* inotify on the expanded directories (notify.c); -1 */
+	bool notify_failed, notify_void; /* none could be made; it proves nothing now */
+	atomic_bool notify_lost;
+	struct notify_log *logs; /* by watch descriptor */
+	size_t nlogs;
 	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
 	ino_t mounts_ino;
 	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */

@@ -6,7 +6,8 @@
  * children get them), unless the ruleset is a snapshot; an entry that held
  * a grant and vanished or changed identity, or a node of the tree that
  * came or went, means a new compile, for a renamed inode keeps its rule
- * wherever it goes.
+ * wherever it goes: unless the kernel said the grant was unlinked
+ * (notify.c).
  *
  * No file's link count is checked here.  A compile refuses a file with
  * several links in an expanded directory because it cannot tell whether a
@@ -70,6 +71,7 @@ static int recheck_nodes(const struct sbx_dir *d)
 struct relist {
 	struct judge j;
 	struct closer closer;
+	const struct sbx_ruleset *rs;
 	const struct sbx_dir *d;
 	bool snapshot;
 	int dirfd;
@@ -103,6 +105,12 @@ static int compare(struct relist *r, const struct listing *now, const struct ent
 {
 	bool same = k && e && k->ino == e->ino;
 
+	/* A granted inode that left its name: unlinked, as the kernel says,
+	 * it is gone (what holds the name now, if anything, is judged as
+	 * new); renamed, or not said, it may be beneath a denial now. */
+	if (k && k->kind == ENTRY_GRANTED && !same &&
+	    sbx__notify_gone(r->rs, r->d->wd, sbx__entry_name(&r->d->kept, k)) == NOTIFY_UNLINKED)
+		return e ? addition(r, now, e) : 0;
 	if (k && k->kind != ENTRY_OTHER && !same && (k->kind == ENTRY_GRANTED || k->ino || e))
 		return ESTALE; /* a grant, or a node, vanished, came or changed */
 	if (k && (same || (!e && k->kind == ENTRY_NODE)))
@@ -133,7 +141,7 @@ static int merge(struct relist *r, const struct listing *now)
 /* An expanded directory, listed again. */
 static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope)
 {
-	struct relist r = { .d = d, .snapshot = rs->snapshot };
+	struct relist r = { .rs = rs, .d = d, .snapshot = rs->snapshot };
 	struct listing now = { 0 };
 	struct statx sx;
 	int err;
@@ -144,6 +152,9 @@ static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_sc
 	err = statx(r.dirfd, "", AT_EMPTY_PATH, STATX_STAMP, &sx) || !same_dir(d, &sx) ? ESTALE
 	                                                                                : sbx__listing_read_open(r.dirfd, &now);
 	if (!err) {
+		/* Read after the listing: of what the listing lacks, the kernel
+		 * has said how it left (notify.c); this is the next boundary. */
+		sbx__notify_drain(rs, false);
 		sbx__event(scope, SBX_EVENT_EXPAND, 0, d->path, NULL, "expanding %s again (%zu entries)",
 		           d->path, now.n);
 		r.j = (struct judge){ .rs = rs, .scope = scope, .closer = &r.closer, .dir = d->path,
@@ -157,6 +168,7 @@ static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_sc
 	if (!err) {
 		sbx__listing_free(&d->kept);
 		d->kept = r.next;
+		sbx__notify_boundary(rs, d->wd);
 	} else {
 		sbx__listing_free(&r.next);
 	}

@@ -23,6 +23,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 {
 	sbx__fds_close(rs->fd, &rs->fd_lost);
 	sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
+	sbx__notify_release(rs);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
@@ -36,7 +37,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	rs->filter = NULL;
 	free(rs->refused_text);
 	rs->refused_text = NULL;
-	rs->fd = rs->mounts_fd = -1;
+	rs->fd = rs->mounts_fd = rs->notify_fd = -1;
 	rs->dropped = NULL;
 	rs->ndropped = 0;
 	rs->dirs = NULL;

@@ -38,6 +38,13 @@ static int fs_index(long magic)
 	return -1;
 }
 
+bool sbx__fs_notifies(long fs_type)
+{
+	int i = fs_index(fs_type);
+
+	return i >= 0 && fs_table[i].times;
+}
+
 bool sbx__fs_trusts_ino(long fs_type)
 {
 	int i = fs_index(fs_type);

@@ -173,12 +173,12 @@ START_TEST(test_dropped_grant_descriptor_limit)
 	 * what it needs), never unconfined. */
 	getrlimit(RLIMIT_NOFILE, &rl);
 	/* As many as sbx_posix_spawn(3) says a compile needs at most: the
-	 * two it keeps, one per directory from / down to the denied path's
+	 * three it keeps, one per directory from / down to the denied path's
 	 * parent, one more. */
 	int levels = 1;
 	for (const char *p = t.other + 1; *p; p++)
 		levels += *p == '/';
-	const int needs = 2 + levels + 1;
+	const int needs = 3 + levels + 1;
 	for (int spare = 0; spare < needs + 4; spare++) {
 		int err;
 

@@ -464,6 +464,66 @@ START_TEST(test_churn_one_line)
 }
 END_TEST
 
+/* Files come and go in a busy directory between spawns: an unlinked grant
+ * needs no new compile (the kernel said it was unlinked), a grant renamed
+ * away does (it may be beneath a denial now), and whatever holds a name
+ * afterwards is judged anew. */
+static int compiles;
+
+static void count_compiles(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	compiles += ev->kind == SBX_EVENT_EXPAND && !strcmp(ev->path, "/");
+}
+
+START_TEST(test_busy_dir_between_spawns)
+{
+	char busy[4096], denied[4096];
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	const char *out;
+
+	REQUIRE_LANDLOCK();
+	snprintf(busy, sizeof(busy), "%s/busy", t.top);
+	snprintf(denied, sizeof(denied), "%s/denied", busy);
+	mkdir(busy, 0755);
+	mkdir(denied, 0755);
+	for (int i = 0; i < 8; i++)
+		write_file(join(busy, fmt_cmd("f%d", i)), fmt_cmd("file %d\n", i), 0644);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setlogger(&s, count_compiles, NULL);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, denied), 0);
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f0")), &out), 0);
+	ck_assert_int_eq(compiles, 1);
+
+	/* Unlinked, and one replaced by a new file of the same name. */
+	ck_assert_int_eq(unlink(join(busy, "f1")), 0);
+	ck_assert_int_eq(unlink(join(busy, "f3")), 0);
+	write_file(join(busy, "f3"), "new 3\n", 0644);
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f3")), &out), 0);
+	ck_assert_str_eq(out, "new 3\n");
+	ck_assert_int_eq(compiles, 1);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+
+	/* Renamed into the denial: compiled anew, and what it holds is not
+	 * reachable there. */
+	ck_assert_int_eq(rename(join(busy, "f2"), join(denied, "f2")), 0);
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(denied, "f2")), &out), 1);
+	ck_assert_int_eq(compiles, 2);
+
+	/* Renamed away, then its name made and unlinked again: the first
+	 * word on the name is the rename, and that decides. */
+	ck_assert_int_eq(run(&s, ARGV("/bin/true"), &out), 0);
+	ck_assert_int_eq(rename(join(busy, "f4"), join(denied, "f4")), 0);
+	write_file(join(busy, "f4"), "decoy\n", 0644);
+	ck_assert_int_eq(unlink(join(busy, "f4")), 0);
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(denied, "f4")), &out), 1);
+	ck_assert_int_eq(compiles, 3);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_usability(void)
 {
 	Suite *su = suite_create("usability");
@@ -478,6 +538,7 @@ Suite *suite_usability(void)
 	tcase_add_test(tc, test_strict_ignored_denial);
 	tcase_add_test(tc, test_compile_error_names_path);
 	tcase_add_test(tc, test_churn_one_line);
+	tcase_add_test(tc, test_busy_dir_between_spawns);
 	suite_add_tcase(su, tc);
 	return su;
 }
