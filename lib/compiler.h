@@ -293,12 +293,23 @@ int sbx__notify_open(struct sbx_ruleset *rs);
 /* A watch on the directory open as dirfd, before it is listed: its
  * descriptor, or -1 (no evidence for it). */
 int sbx__notify_watch(struct sbx_ruleset *rs, int dirfd, long fs_type);
-/* Reads what the kernel reported into the logs of the watches. */
-void sbx__notify_drain(struct sbx_ruleset *rs, bool compiling);
-/* What was reported before now is no evidence for watch wd's directory,
- * listed just before: drained after that listing, its log starts again. */
-void sbx__notify_boundary(struct sbx_ruleset *rs, int wd);
-/* How name left watch wd's directory since its last listing, first. */
+/* Reads what the kernel reported into the logs of the watches; trusted:
+ * the descriptor is known to be ours (made by this compile, or checked
+ * by a drain just before).  false where the logs say nothing now. */
+bool sbx__notify_drain(struct sbx_ruleset *rs, bool trusted);
+/* Before a listing of watch wd's directory, drained: its log starts
+ * again, for what it held was before the listing. */
+void sbx__notify_restart(struct sbx_ruleset *rs, int wd);
+/* After the listing, drained again: what was reported meanwhile is in
+ * doubt. */
+void sbx__notify_doubt(struct sbx_ruleset *rs, int wd);
+/* Whether watch wd's log says all that changed in its directory. */
+bool sbx__notify_usable(const struct sbx_ruleset *rs, int wd);
+/* The names reported since the listing. */
+size_t sbx__notify_count(const struct sbx_ruleset *rs, int wd);
+const char *sbx__notify_name(const struct sbx_ruleset *rs, int wd, size_t i);
+/* How name first left watch wd's directory since its listing (doubt, or
+ * no word: NOTIFY_UNKNOWN). */
 int sbx__notify_gone(const struct sbx_ruleset *rs, int wd, const char *name);
 void sbx__notify_release(struct sbx_ruleset *rs);
 

@@ -240,6 +240,8 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 		return;
 	}
 	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
+	sbx__notify_drain(cc->out, true);
+	sbx__notify_restart(cc->out, v->wd);
 	err = sbx__listing_read(v->fd, &v->l);
 
 	if (err == EMFILE || err == ENFILE) {
@@ -263,7 +265,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 		return;
 	}
 	sbx__notify_drain(cc->out, true);
-	sbx__notify_boundary(cc->out, v->wd);
+	sbx__notify_doubt(cc->out, v->wd);
 	v->expanded = true;
 	v->rights = rights;
 	/* Listed, not yet opened: what a caller's debug logger sees here is

@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -80,9 +81,8 @@ struct relist {
 
 /* An entry that was not there, or not what it was, when the directory was
  * last read. */
-static int addition(struct relist *r, const struct listing *now, const struct entry *e)
+static int addition(struct relist *r, const char *name, const struct entry *e)
 {
-	const char *name = sbx__entry_name(now, e);
 	enum verdict v = V_OTHER;
 	int err = 0;
 
@@ -99,24 +99,30 @@ static int addition(struct relist *r, const struct listing *now, const struct en
 	                        v == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER);
 }
 
+/* Whether a kept entry that is no longer what it was may simply go: a
+ * granted inode only where the kernel said it was unlinked (else it may
+ * be beneath a denial now), a node of the tree never. */
+static bool may_go(const struct relist *r, const struct entry *k)
+{
+	if (k->kind == ENTRY_NODE)
+		return false;
+	return k->kind != ENTRY_GRANTED ||
+	       sbx__notify_gone(r->rs, r->d->wd, sbx__entry_name(&r->d->kept, k)) == NOTIFY_UNLINKED;
+}
+
 /* One name, as kept (k) and as listed now (e); either may be NULL. */
 static int compare(struct relist *r, const struct listing *now, const struct entry *k,
                    const struct entry *e)
 {
 	bool same = k && e && k->ino == e->ino;
 
-	/* A granted inode that left its name: unlinked, as the kernel says,
-	 * it is gone (what holds the name now, if anything, is judged as
-	 * new); renamed, or not said, it may be beneath a denial now. */
-	if (k && k->kind == ENTRY_GRANTED && !same &&
-	    sbx__notify_gone(r->rs, r->d->wd, sbx__entry_name(&r->d->kept, k)) == NOTIFY_UNLINKED)
-		return e ? addition(r, now, e) : 0;
-	if (k && k->kind != ENTRY_OTHER && !same && (k->kind == ENTRY_GRANTED || k->ino || e))
+	if (k && !same && k->kind != ENTRY_OTHER && !may_go(r, k) &&
+	    (k->kind == ENTRY_GRANTED || k->ino || e))
 		return ESTALE; /* a grant, or a node, vanished, came or changed */
 	if (k && (same || (!e && k->kind == ENTRY_NODE)))
 		return sbx__listing_add(&r->next, sbx__entry_name(&r->d->kept, k), k->ino,
 		                        k->type, k->kind);
-	return e ? addition(r, now, e) : 0;
+	return e ? addition(r, sbx__entry_name(now, e), e) : 0;
 }
 
 /* Both listings, sorted by name, side by side. */
@@ -138,11 +144,54 @@ static int merge(struct relist *r, const struct listing *now)
 	return err;
 }
 
-/* An expanded directory, listed again. */
+/* The names the kernel reported, looked at again one by one, and the
+ * rest of the listing kept as it was: the kernel reported every change. */
+static int look_again(struct relist *r)
+{
+	struct sbx_ruleset *rs = (struct sbx_ruleset *)r->rs;
+	const struct listing *kept = &r->d->kept;
+	int wd = r->d->wd, err = 0;
+	size_t n = sbx__notify_count(rs, wd);
+
+	for (size_t i = 0; i < kept->n && !err; i++) {
+		const char *name = sbx__entry_name(kept, &kept->v[i]);
+		bool reported = false;
+
+		for (size_t k = 0; k < n && !reported; k++)
+			reported = !strcmp(sbx__notify_name(rs, wd, k), name);
+		if (!reported)
+			err = sbx__listing_add(&r->next, name, kept->v[i].ino, kept->v[i].type,
+			                       kept->v[i].kind);
+	}
+	for (size_t k = 0; k < n && !err; k++) {
+		const char *name = sbx__notify_name(rs, wd, k);
+		const struct entry *was = sbx__listing_find(kept, name);
+		struct statx sx;
+		bool there = statx(r->dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		                   STATX_TYPE | STATX_INO, &sx) == 0;
+		struct entry e = { .ino = there ? sx.stx_ino : 0,
+		                   .type = (unsigned char)(there ? IFTODT(sx.stx_mode) : DT_UNKNOWN) };
+
+		if (was && there && was->ino == e.ino)
+			err = sbx__listing_add(&r->next, name, was->ino, was->type, was->kind);
+		else if (was && was->kind != ENTRY_OTHER && !may_go(r, was))
+			err = ESTALE;
+		else if (there)
+			err = addition(r, name, &e);
+	}
+	if (!err)
+		sbx__listing_sort(&r->next);
+	return err;
+}
+
+/* An expanded directory whose times moved: the names the kernel reported
+ * looked at again, or, where its word is not whole, the directory listed
+ * again.  Either between two reads of what it reported (notify.c). */
 static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_scope *scope)
 {
 	struct relist r = { .rs = rs, .d = d, .snapshot = rs->snapshot };
 	struct listing now = { 0 };
+	bool told = sbx__notify_drain(rs, false) && sbx__notify_usable(rs, d->wd);
 	struct statx sx;
 	int err;
 
@@ -150,17 +199,15 @@ static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_sc
 	if (r.dirfd < 0)
 		return ESTALE;
 	err = statx(r.dirfd, "", AT_EMPTY_PATH, STATX_STAMP, &sx) || !same_dir(d, &sx) ? ESTALE
-	                                                                                : sbx__listing_read_open(r.dirfd, &now);
+	      : told ? 0 : sbx__listing_read_open(r.dirfd, &now);
 	if (!err) {
-		/* Read after the listing: of what the listing lacks, the kernel
-		 * has said how it left (notify.c); this is the next boundary. */
-		sbx__notify_drain(rs, false);
-		sbx__event(scope, SBX_EVENT_EXPAND, 0, d->path, NULL, "expanding %s again (%zu entries)",
-		           d->path, now.n);
+		sbx__event(scope, SBX_EVENT_EXPAND, 0, d->path, NULL, told
+		           ? "expanding %s again (%zu names reported)" : "expanding %s again (%zu entries)",
+		           d->path, told ? sbx__notify_count(rs, d->wd) : now.n);
 		r.j = (struct judge){ .rs = rs, .scope = scope, .closer = &r.closer, .dir = d->path,
 		                      .dev = d->dev, .mnt = d->mnt, .rights = d->rights,
 		                      .file_rights = rs->file_rights, .trust_ino = d->trust_ino };
-		err = merge(&r, &now);
+		err = told ? look_again(&r) : merge(&r, &now);
 	}
 	sbx__closer_flush(&r.closer);
 	close(r.dirfd);
@@ -168,7 +215,9 @@ static int relist(struct sbx_ruleset *rs, struct sbx_dir *d, const struct sbx_sc
 	if (!err) {
 		sbx__listing_free(&d->kept);
 		d->kept = r.next;
-		sbx__notify_boundary(rs, d->wd);
+		sbx__notify_restart(rs, d->wd);
+		sbx__notify_drain(rs, true);
+		sbx__notify_doubt(rs, d->wd);
 	} else {
 		sbx__listing_free(&r.next);
 	}
