@@ -22,6 +22,40 @@
 /* Under /var/tmp, not /tmp: a test tree's parent is expanded by every
  * denial in it, and the busier it is, the less a compile is reused and the
  * more entries vanish between listing and opening. */
+/* The directories made here and not yet removed, by the process that made
+ * them: a test that ends early (exit(), as an emulator's SKIP does) leaves
+ * none behind, for its fixture's teardown does not run then. */
+static char *made[16];
+static pid_t made_by;
+
+static void remove_made(void)
+{
+	if (getpid() != made_by)
+		return; /* a copy of the process that exits: not its to remove */
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (made[i]) {
+			char *d = made[i];
+
+			made[i] = NULL;
+			rm_rf(d);
+			free(d);
+		}
+}
+
+static void remember(const char *d)
+{
+	if (made_by != getpid()) {
+		memset(made, 0, sizeof(made)); /* a forked test's copy of the list */
+		made_by = getpid();
+		atexit(remove_made);
+	}
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (!made[i]) {
+			made[i] = strdup(d);
+			return;
+		}
+}
+
 char *make_tmpdir(void)
 {
 	char tmpl[] = "/var/tmp/sbxtest.XXXXXX", fallback[] = "/tmp/sbxtest.XXXXXX";
@@ -30,6 +64,7 @@ char *make_tmpdir(void)
 	if (!d)
 		d = mkdtemp(fallback);
 	ck_assert_ptr_nonnull(d);
+	remember(d);
 	return strdup(d);
 }
 
@@ -45,6 +80,11 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 void rm_rf(const char *path)
 {
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; made_by == getpid() && i < sizeof(made) / sizeof(made[0]); i++)
+		if (made[i] && !strcmp(made[i], path)) {
+			free(made[i]);
+			made[i] = NULL;
+		}
 }
 
 void write_file(const char *path, const char *content, mode_t mode)
