@@ -3,11 +3,13 @@
 #ifndef SBX_CHILD_H
 #define SBX_CHILD_H
 
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "sbxspawn/sbxspawn.h"
 #include "lib/internal.h"
@@ -15,7 +17,7 @@
 #define CHILD_STACK (64 * 1024)
 #define KERNEL_SIGSET_SIZE (_NSIG / 8)
 
-/* What confines a process, in the order it is applied (child.c): no new
+/* What confines a process, in the order it is applied (confine.c): no new
  * privileges, the ids, the capabilities, the Landlock domain, the seccomp
  * filter.  Everything is optional; nothing at all leaves the process as it
  * is. */
@@ -28,7 +30,15 @@ struct confinement {
 	bool drop_caps;
 };
 
-/* Applies cf to the calling thread, with raw system calls only (it runs in
+/* A raw system call: the result, or -errno. */
+static inline long sys(long nr, long a, long b, long c, long d)
+{
+	long r = syscall(nr, a, b, c, d);
+
+	return r == -1 ? -errno : r;
+}
+
+/* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
  * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
  * with *call naming the step that failed. */
 int sbx__confine(const struct confinement *cf, const char **call);

@@ -1,0 +1,138 @@
+/*
+ * Confinement applied to the calling thread, in the order the kernel needs:
+ * no_new_privs, the capabilities made usable, the bounding and ambient sets
+ * emptied, the ids changed, the other sets emptied, the Landlock domain,
+ * and last the seccomp filter.  Raw system calls only: it runs in the
+ * spawn engine's child, between clone and exec, and in sbx_execve.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "compat/kernel.h"
+#include "compat/landlock.h"
+#include "internal.h"
+#include "lib/child.h"
+
+/* The permitted capabilities made effective, for the drops below need
+ * CAP_SETPCAP: a caller with real uid 0 and another effective uid holds
+ * them permitted only, and an exec would make them its program's again. */
+CHILD static int raise_effective(const char **call)
+{
+	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	long r;
+
+	*call = "capget";
+	if ((r = sys(SYS_capget, (long)&head, (long)data, 0, 0)) < 0)
+		return (int)-r;
+	if (data[0].effective == data[0].permitted && data[1].effective == data[1].permitted)
+		return 0;
+	data[0].effective = data[0].permitted;
+	data[1].effective = data[1].permitted;
+	*call = "capset";
+	r = sys(SYS_capset, (long)&head, (long)data, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+/* The bounding set emptied (an exec as uid 0 would fill the capabilities
+ * from it again) and the ambient set: first, while the capabilities they
+ * need are still there.  A bounding set left full is harmless only where
+ * no exec as uid 0 follows. */
+CHILD static int drop_bounding(bool root_after, const char **call)
+{
+	long r = 0;
+
+	*call = "prctl(PR_CAPBSET_DROP)";
+	for (long cap = 0; cap < 64; cap++)
+		if ((r = sys(SYS_prctl, PR_CAPBSET_READ, cap, 0, 0)) > 0 &&
+		    (r = sys(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0)) < 0)
+			break;
+	if (r == -EPERM && !root_after)
+		r = 0; /* no CAP_SETPCAP, and no exec as root to use the set */
+	if (r < 0 && r != -EINVAL)
+		return (int)-r;
+	*call = "prctl(PR_CAP_AMBIENT_CLEAR_ALL)";
+	if ((r = sys(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0)) < 0 && r != -EINVAL)
+		return (int)-r;
+	return 0;
+}
+
+/* Then, last, the effective, permitted and inheritable sets. */
+CHILD static int drop_caps(const char **call)
+{
+	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	long r;
+
+	*call = "capset";
+	r = sys(SYS_capset, (long)&head, (long)data, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+/* Another uid and gid, with no supplementary group: raw calls, for the C
+ * library's would signal the parent's threads. */
+CHILD static int set_ids(const struct confinement *cf, const char **call)
+{
+	long r;
+
+	*call = "setgroups";
+	if ((r = sys(SYS_setgroups, 0, 0, 0, 0)) < 0)
+		return (int)-r;
+	*call = "setresgid";
+	if ((r = sys(SYS_setresgid, cf->gid, cf->gid, cf->gid, 0)) < 0)
+		return (int)-r;
+	*call = "setresuid";
+	r = sys(SYS_setresuid, cf->uid, cf->uid, cf->uid, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+/* Whether the program will run as uid 0: where the real or the
+ * effective uid is 0, an exec under no_new_privs runs it as root. */
+CHILD static bool root_after_exec(const struct confinement *cf)
+{
+	unsigned r = 1, e = 1, s = 1;
+
+	if (cf->set_ids)
+		return cf->uid == 0;
+	if (sys(SYS_getresuid, (long)&r, (long)&e, (long)&s, 0) < 0)
+		return true;
+	return r == 0 || e == 0;
+}
+
+CHILD int sbx__confine(const struct confinement *cf, const char **call)
+{
+	bool root_after = root_after_exec(cf);
+	long r;
+	int err;
+
+	if (cf->ruleset_fd < 0 && !cf->filter && !cf->set_ids && !cf->drop_caps)
+		return 0;
+	/* prctl wants every unused argument zero: five of them. */
+	*call = "prctl(PR_SET_NO_NEW_PRIVS)";
+	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0)
+		return errno;
+	if ((cf->drop_caps || cf->set_ids) && (err = raise_effective(call)))
+		return err;
+	if (cf->drop_caps && (err = drop_bounding(root_after, call)))
+		return err;
+	if (cf->set_ids && (err = set_ids(cf, call)))
+		return err;
+	if (cf->drop_caps && (err = drop_caps(call)))
+		return err;
+	if (cf->ruleset_fd >= 0) {
+		*call = "landlock_restrict_self";
+		if ((r = sys(__NR_landlock_restrict_self, cf->ruleset_fd, 0, 0, 0)) < 0)
+			return (int)-r;
+	}
+	/* Last: a filter does not need to survive anything else. */
+	*call = "seccomp";
+	if (cf->filter && (r = sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)cf->filter, 0)) < 0)
+		return (int)-r;
+	return 0;
+}
