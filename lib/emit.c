@@ -221,6 +221,30 @@ static void refuse_enclosed(struct compiler *cc)
 	cc->refused = true;
 }
 
+/* Lists the directory, watched from before (what leaves it after the
+ * listing is what a reuse needs to know, notify.c): 0, or the errno. */
+static int list_watched(struct compiler *cc, struct visit *v)
+{
+	int err;
+
+	if ((err = sbx__notify_open(cc->out)))
+		return err;
+	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
+	sbx__notify_drain(cc->out, true);
+	sbx__notify_restart(cc->out, v->wd);
+	err = sbx__listing_read(v->fd, &v->l);
+	if (err == EMFILE || err == ENFILE) {
+		sbx__closer_flush(&cc->closer);
+		sbx__listing_free(&v->l);
+		err = sbx__listing_read(v->fd, &v->l);
+	}
+	if (!err) {
+		sbx__notify_drain(cc->out, true);
+		sbx__notify_doubt(cc->out, v->wd);
+	}
+	return err;
+}
+
 /* Lists the directory and judges every entry that is not a node; `have' is
  * what the rules on it and above give its entries already. */
 static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t rights)
@@ -231,24 +255,8 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	                   .mnt = v->sx.stx_mnt_id, .rights = rights, .file_rights = cc->rights.file,
 	                   .trust_ino = sbx__fs_trusts_ino(v->fs_type), .foreign = v->foreign };
 	size_t dropped;
-	int err;
+	int err = list_watched(cc, v);
 
-	/* Watched from before it is listed: what leaves it after the listing
-	 * is what a reuse needs to know (notify.c). */
-	if ((err = sbx__notify_open(cc->out))) {
-		cc->err = err;
-		return;
-	}
-	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
-	sbx__notify_drain(cc->out, true);
-	sbx__notify_restart(cc->out, v->wd);
-	err = sbx__listing_read(v->fd, &v->l);
-
-	if (err == EMFILE || err == ENFILE) {
-		sbx__closer_flush(&cc->closer);
-		sbx__listing_free(&v->l);
-		err = sbx__listing_read(v->fd, &v->l);
-	}
 	if (err == EACCES && enclosed(v->fd)) {
 		/* Its entries keep what its rule gives: enough to run (a
 		 * read-only path below) is narrower; not enough is a refusal. */
@@ -264,8 +272,6 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 		sbx__listing_free(&v->l);
 		return;
 	}
-	sbx__notify_drain(cc->out, true);
-	sbx__notify_doubt(cc->out, v->wd);
 	v->expanded = true;
 	v->rights = rights;
 	/* Listed, not yet opened: what a caller's debug logger sees here is

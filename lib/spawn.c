@@ -205,6 +205,28 @@ static void report(const struct sbx_scope *scope, const struct child *c,
 	                    c->res.stage ? c->res.err : err, privilege);
 }
 
+/* Starts the child with the library's descriptors it must close listed:
+ * again where one was kept or closed meanwhile (fds.c).  0 with *pid, or
+ * the errno. */
+static int start_hiding(struct child *c, pid_t *pid)
+{
+	int *hidden, err;
+
+	do {
+		if ((err = sbx__fds_hide(c->fd_floor, &hidden, &c->nhidden, &c->hidden_gen)))
+			return err;
+		c->hidden = hidden;
+		c->res = (struct child_result){ 0 };
+		*pid = start_child(c);
+		err = *pid < 0 ? errno : 0;
+		free(hidden);
+		if (*pid > 0 && c->res.again)
+			while (syscall(SYS_wait4, *pid, NULL, 0, NULL) < 0 && errno == EINTR)
+				;
+	} while (*pid > 0 && c->res.again);
+	return err;
+}
+
 static int spawn(pid_t *restrict pidp, const char *file, int search,
                  const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
                  const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
@@ -217,8 +239,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256];
-	int *hidden, privilege = 0;
-	pid_t pid;
+	int privilege = 0;
+	pid_t pid = -1;
 	int err;
 
 	if ((err = read_attributes(&c, attr)))
@@ -242,18 +264,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	do {
-		if ((err = sbx__fds_hide(c.fd_floor, &hidden, &c.nhidden, &c.hidden_gen)))
-			goto out;
-		c.hidden = hidden;
-		c.res = (struct child_result){ 0 };
-		pid = start_child(&c);
-		err = pid < 0 ? errno : 0;
-		free(hidden);
-		if (pid > 0 && c.res.again)
-			while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
-				;
-	} while (pid > 0 && c.res.again);
+	if ((err = start_hiding(&c, &pid)))
+		goto out;
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec and has exited: reap it. */
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
