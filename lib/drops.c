@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,30 @@ void sbx__drop_summary(struct compiler *cc)
 	           cc->vanished == 1 ? "s" : "", cc->vanished_names, cc->vanished > 3 ? ", ..." : "");
 }
 
+/* What each drop says: before the path, after it, and whether the error
+ * number's text follows. */
+static const struct {
+	const char *before, *after;
+	bool error;
+} said[] = {
+	[DROP_FAILED] = { "", " stays unreachable: its grant could not be added", true },
+	[DROP_UNLISTED] = { "the entries of ", " stay unreachable: it could not be listed", true },
+	[DROP_UNPLACED] = { "", " and what is below it stay unreachable: the mount table does not "
+	                        "say where it is", false },
+	[DROP_LINKED] = { "", " stays unreachable: it has other names (hard links) that a denial "
+	                      "may cover, so it is not granted", false },
+	[DROP_ENCLOSED] = { "the entries of ", " keep only what its own rule gives (no writing): "
+	                                       "the Landlock domain this process runs in forbids "
+	                                       "listing it (make the enclosing scope listable: "
+	                                       "SBX_SCOPE_LISTABLE, sbxrun --listable)", false },
+	[DROP_CHANGED] = { "", " stays unreachable: it changed while the scope was compiled "
+	                       "(renamed, replaced or mounted on), so it is not granted", false },
+	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay (or a filesystem mounted from a "
+	                      "directory) whose layers the mount table names by a relative path or "
+	                      "through a symlink, so that whether it shows a restricted path cannot "
+	                      "be told", false },
+};
+
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
 {
 	struct sbx_ruleset *rs = cc->out;
@@ -65,35 +90,7 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 	 * the one line the default logger says instead (sbx__drop_summary). */
 	if ((why == DROP_FAILED && err == ENOENT) || why == DROP_CHANGED)
 		note_vanished(cc, name);
-	if (why == DROP_UNLISTED)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "the entries of %s stay unreachable: it could not be listed (%s)", full,
-		           strerror(err));
-	else if (why == DROP_UNPLACED)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "%s and what is below it stay unreachable: the mount table does not say "
-		           "where it is", full);
-	else if (why == DROP_LINKED)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "%s stays unreachable: it has other names (hard links) that a denial may "
-		           "cover, so it is not granted", full);
-	else if (why == DROP_ENCLOSED)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "the entries of %s keep only what its own rule gives (no writing): the "
-		           "Landlock domain this process runs in forbids listing it (make the "
-		           "enclosing scope listable: SBX_SCOPE_LISTABLE, sbxrun --listable)", full);
-	else if (why == DROP_LAYERS)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "%s stays unreachable: it is an overlay (or a filesystem mounted from a "
-		           "directory) whose layers the mount table names by a relative path or "
-		           "through a symlink, so that whether it shows a restricted path cannot be "
-		           "told", full);
-	else if (why == DROP_CHANGED)
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "%s stays unreachable: it changed while the scope was compiled (renamed, "
-		           "replaced or mounted on), so it is not granted", full);
-	else
-		sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL,
-		           "%s stays unreachable: its grant could not be added (%s)", full,
-		           strerror(err));
+	sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL, "%s%s%s%s%s%s", said[why].before,
+	           full, said[why].after, said[why].error ? " (" : "",
+	           said[why].error ? strerror(err) : "", said[why].error ? ")" : "");
 }
