@@ -227,6 +227,7 @@ struct sbx_ruleset {
 	int mounts_fd;     /* the mount table, polled for changes; -1 */
 	int notify_fd;     /* inotify on the expanded directories (notify.c); -1 */
 	bool notify_failed, notify_void; /* none could be made; it proves nothing now */
+	bool notify_checked; /* known to be ours during this reuse check */
 	atomic_bool notify_lost;
 	struct notify_log *logs; /* by watch descriptor */
 	size_t nlogs;

@@ -169,9 +169,14 @@ bool sbx__notify_drain(struct sbx_ruleset *rs, bool trusted)
 
 	if (rs->notify_fd < 0 || rs->notify_void)
 		return false;
-	if (!trusted && !ours(rs)) {
-		rs->notify_void = true;
-		return false;
+	/* A compile made it moments ago; a reuse asks the kernel, once per
+	 * check of the ruleset (ruleset.c clears notify_checked). */
+	if (!trusted && !rs->notify_checked) {
+		if (!ours(rs)) {
+			rs->notify_void = true;
+			return false;
+		}
+		rs->notify_checked = true;
 	}
 	while ((got = read(rs->notify_fd, buf, sizeof(buf))) > 0)
 		for (ssize_t off = 0; off < got;) {

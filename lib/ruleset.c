@@ -80,6 +80,7 @@ static bool current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 	pthread_mutex_lock(&rs->check_lock);
 	ok = !atomic_load(&rs->stale) && !atomic_load(&rs->fd_lost) && sbx__is_ruleset(rs->fd) &&
 	     mounts_unchanged(rs);
+	rs->notify_checked = false;
 	for (size_t i = 0; ok && i < rs->ndirs; i++)
 		ok = sbx__dir_current(rs, &rs->dirs[i], scope) == 0;
 	if (!ok)
