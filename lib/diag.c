@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,8 +111,10 @@ struct outcome_slot {
 	char **dropped; /* owned */
 };
 
+/* Made once, under a lock of ours rather than pthread_once (fork.c). */
 static pthread_key_t outcome_key;
-static pthread_once_t outcome_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t outcome_key_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int outcome_key_state; /* 0 not yet, 1 made, -1 failed */
 
 static void free_dropped(struct outcome_slot *slot)
 {
@@ -127,19 +130,34 @@ static void slot_free(void *p)
 	free(p);
 }
 
-static bool outcome_key_ok;
-
-static void outcome_key_create(void)
+static bool outcome_key_ready(void)
 {
-	outcome_key_ok = pthread_key_create(&outcome_key, slot_free) == 0;
+	int state = atomic_load_explicit(&outcome_key_state, memory_order_acquire);
+
+	if (state == 0) {
+		pthread_mutex_lock(&outcome_key_lock);
+		if (!(state = atomic_load_explicit(&outcome_key_state, memory_order_relaxed))) {
+			state = pthread_key_create(&outcome_key, slot_free) == 0 ? 1 : -1;
+			atomic_store_explicit(&outcome_key_state, state, memory_order_release);
+		}
+		pthread_mutex_unlock(&outcome_key_lock);
+	}
+	return state > 0;
+}
+
+void sbx__outcome_atfork(enum sbx_fork_phase phase)
+{
+	if (phase == SBX_FORK_PREPARE)
+		pthread_mutex_lock(&outcome_key_lock);
+	else
+		pthread_mutex_unlock(&outcome_key_lock);
 }
 
 static struct outcome_slot *this_thread_slot(void)
 {
 	struct outcome_slot *slot;
 
-	pthread_once(&outcome_once, outcome_key_create);
-	if (!outcome_key_ok)
+	if (!outcome_key_ready())
 		return NULL;
 	slot = pthread_getspecific(outcome_key);
 	if (!slot && (slot = calloc(1, sizeof(*slot))) && pthread_setspecific(outcome_key, slot)) {

@@ -132,6 +132,16 @@ int sbx__fds_hide(int floor, int **out, size_t *n, unsigned *gen)
 	return err;
 }
 
+/* The kept set is whole at a fork (never half changed, the generation
+ * even), and the child's table holds the same descriptors. */
+void sbx__fds_atfork(enum sbx_fork_phase phase)
+{
+	if (phase == SBX_FORK_PREPARE)
+		pthread_mutex_lock(&lock);
+	else
+		pthread_mutex_unlock(&lock);
+}
+
 bool sbx__fds_changed(unsigned gen)
 {
 	return atomic_load(&generation) != gen;

@@ -102,9 +102,9 @@ struct sbx_scope {
 		unsigned port;
 	} *ports;
 	size_t nports, ports_cap;
-	/* Not part of the scope's value: what spawns reuse.  The lock guards
-	 * both pointers; each ruleset is reference-counted. */
-	pthread_mutex_t lock;
+	/* Not part of the scope's value: what spawns reuse.  One lock of
+	 * ruleset.c guards both pointers of every scope; each ruleset is
+	 * reference-counted. */
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
 	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
 };
@@ -116,6 +116,16 @@ int sbx__scope_get(const struct sbx_scope *scope, struct sbx_ruleset **rs);
 void sbx__scope_put(struct sbx_ruleset *rs);
 /* The scope changed: nothing compiled from it before applies. */
 void sbx__ruleset_forget(struct sbx_scope *s);
+
+/* ---- a fork of the caller (fork.c) ------------------------------------ */
+
+/* The library's part of pthread_atfork: each file with a lock takes it
+ * before a fork and leaves it consistent on both sides. */
+enum sbx_fork_phase { SBX_FORK_PREPARE, SBX_FORK_PARENT, SBX_FORK_CHILD };
+void sbx__ruleset_atfork(enum sbx_fork_phase phase);
+void sbx__fds_atfork(enum sbx_fork_phase phase);
+void sbx__runtime_atfork(enum sbx_fork_phase phase);
+void sbx__outcome_atfork(enum sbx_fork_phase phase);
 
 /* ---- descriptors kept between calls (fds.c) -------------------------- */
 
@@ -236,6 +246,7 @@ struct sbx_ruleset {
 	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */
 	atomic_bool announced;             /* what it freezes was said */
 	pthread_mutex_t check_lock;
+	struct sbx_ruleset *live_prev, *live_next; /* every ruleset alive (ruleset.c) */
 };
 
 /* Compiles scope against the filesystem as it is now.  Returns 0 with

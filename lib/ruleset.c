@@ -19,6 +19,62 @@
 #include "internal.h"
 #include "lib/compiler.h"
 
+/* Guards the snapshot and cache pointers of every scope: held for a swap
+ * of pointers, never across a compile or a check. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Every ruleset alive, so that a fork child can tell each one stale. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx_ruleset *live;
+
+static void live_add(struct sbx_ruleset *rs)
+{
+	pthread_mutex_lock(&live_lock);
+	rs->live_prev = NULL;
+	rs->live_next = live;
+	if (live)
+		live->live_prev = rs;
+	live = rs;
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void live_remove(struct sbx_ruleset *rs)
+{
+	pthread_mutex_lock(&live_lock);
+	if (rs->live_prev)
+		rs->live_prev->live_next = rs->live_next;
+	else
+		live = rs->live_next;
+	if (rs->live_next)
+		rs->live_next->live_prev = rs->live_prev;
+	pthread_mutex_unlock(&live_lock);
+}
+
+/* A fork of the caller.  Before it, the lists are taken whole; in the
+ * child, every ruleset of the parent is stale: its inotify queue and its
+ * mount table's poll state are open files shared with the parent (a read
+ * or a poll here would take the parent's evidence), and a reuse would add
+ * rules to a ruleset the parent applies.  The child compiles anew.  A
+ * check a thread of the parent had under way holds a check_lock and a
+ * reference: the child never takes the one, and so never frees the
+ * ruleset it guards. */
+void sbx__ruleset_atfork(enum sbx_fork_phase phase)
+{
+	switch (phase) {
+	case SBX_FORK_PREPARE:
+		pthread_mutex_lock(&live_lock);
+		pthread_mutex_lock(&cache_lock);
+		break;
+	case SBX_FORK_CHILD:
+		for (struct sbx_ruleset *rs = live; rs; rs = rs->live_next)
+			atomic_store(&rs->stale, true);
+		/* fall through */
+	case SBX_FORK_PARENT:
+		pthread_mutex_unlock(&cache_lock);
+		pthread_mutex_unlock(&live_lock);
+		break;
+	}
+}
+
 void sbx__ruleset_release(struct sbx_ruleset *rs)
 {
 	sbx__fds_close(rs->fd, &rs->fd_lost);
@@ -47,6 +103,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 void sbx__scope_put(struct sbx_ruleset *rs)
 {
 	if (rs && atomic_fetch_sub(&rs->refs, 1) == 1) {
+		live_remove(rs);
 		sbx__ruleset_release(rs);
 		pthread_mutex_destroy(&rs->check_lock);
 		free(rs);
@@ -96,11 +153,11 @@ void sbx__ruleset_forget(struct sbx_scope *s)
 {
 	struct sbx_ruleset *snapshot, *cache;
 
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&cache_lock);
 	snapshot = s->snapshot;
 	cache = s->cache;
 	s->snapshot = s->cache = NULL;
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&cache_lock);
 	sbx__scope_put(snapshot);
 	sbx__scope_put(cache);
 }
@@ -109,10 +166,10 @@ static struct sbx_ruleset *take(struct sbx_scope *s, struct sbx_ruleset **slot)
 {
 	struct sbx_ruleset *rs;
 
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&cache_lock);
 	if ((rs = *slot))
 		atomic_fetch_add(&rs->refs, 1);
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&cache_lock);
 	return rs;
 }
 
@@ -124,12 +181,12 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
 	struct sbx_ruleset *out = rs;
 
 	atomic_fetch_add(&rs->refs, 1);
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&cache_lock);
 	if (*slot == old) {
 		out = old;
 		*slot = rs;
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&cache_lock);
 	sbx__scope_put(out);
 }
 
@@ -149,6 +206,7 @@ static int compile_new(const struct sbx_scope *s, bool snapshot, struct sbx_rule
 	atomic_init(&rs->refs, 1);
 	atomic_init(&rs->stale, false);
 	pthread_mutex_init(&rs->check_lock, NULL);
+	live_add(rs);
 	*out = rs;
 	return 0;
 }
@@ -198,12 +256,12 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 		return EINVAL;
 	if ((err = compile_new(s, true, &rs)))
 		return err;
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&cache_lock);
 	old = s->snapshot;
 	cache = s->cache;
 	s->snapshot = rs;
 	s->cache = NULL; /* the snapshot is what spawns apply now */
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&cache_lock);
 	sbx__scope_put(old);
 	sbx__scope_put(cache);
 	return 0;

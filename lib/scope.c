@@ -21,7 +21,6 @@ SBX_EXPORT int sbx_scopeattr_init(sbx_scopeattr_t *scope)
 	scope->__scope = calloc(1, sizeof(*scope->__scope));
 	if (!scope->__scope)
 		return ENOMEM;
-	pthread_mutex_init(&scope->__scope->lock, NULL);
 	return 0;
 }
 
@@ -38,7 +37,6 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 		free(s->rules[i].path);
 	free(s->rules);
 	free(s->ports);
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 	memset(scope, 0, sizeof(*scope));
 	return 0;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,11 @@
 
 /* ---- the C runtime, which a denial must not take away ------------------- */
 
+/* Found once, under a lock of ours rather than pthread_once: a fork while
+ * another thread looks must leave the child able to look (fork.c). */
 static char runtime_paths[2][PATH_MAX];
-static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool runtime_known;
 
 static void runtime_probe(void)
 {
@@ -39,6 +43,26 @@ static void runtime_probe(void)
 	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
 	    !realpath(info.dli_fname, runtime_paths[1]))
 		runtime_paths[1][0] = '\0';
+}
+
+static void runtime_find(void)
+{
+	if (atomic_load_explicit(&runtime_known, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&runtime_lock);
+	if (!atomic_load_explicit(&runtime_known, memory_order_relaxed)) {
+		runtime_probe();
+		atomic_store_explicit(&runtime_known, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&runtime_lock);
+}
+
+void sbx__runtime_atfork(enum sbx_fork_phase phase)
+{
+	if (phase == SBX_FORK_PREPARE)
+		pthread_mutex_lock(&runtime_lock);
+	else
+		pthread_mutex_unlock(&runtime_lock);
 }
 
 /* Why denying rule i would stop every program, or NULL. */
@@ -235,7 +259,7 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 		return ENOMEM;
 	bool readonly = false;
 
-	pthread_once(&runtime_once, runtime_probe);
+	runtime_find();
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i) : NULL;

@@ -18,6 +18,7 @@ extern char **environ;
 Suite *suite_file_actions(void);
 Suite *suite_spawn(void);
 Suite *suite_concurrency(void);
+Suite *suite_fork(void);
 Suite *suite_scope(void);
 Suite *suite_confine(void);
 Suite *suite_outcomes(void);

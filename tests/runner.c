@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(sr, suite_spawn());
 #if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
+	srunner_add_suite(sr, suite_fork());
 	srunner_add_suite(sr, suite_scope());
 	srunner_add_suite(sr, suite_confine());
 	srunner_add_suite(sr, suite_outcomes());

@@ -1,0 +1,250 @@
+/* A caller that forks while its threads spawn: the fork child finds every
+ * lock of the library free and spawns, confined, with the scopes it
+ * inherited and with new ones. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+/* SBX_TEST_SCALE=N divides the counts by N (emulators, valgrind). */
+static int scale(void)
+{
+	const char *s = getenv("SBX_TEST_SCALE");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 ? n : 1;
+}
+
+/* A fork child that has not finished its spawns by then is stuck on a lock
+ * copied locked: a bound on a hang, not on how long the work takes. */
+#define CHILD_SECONDS 30
+
+static struct tree tree;
+static char secret[4096], mine_file[4096], churn_dir[4096], churn_a[4096], churn_b[4096];
+static sbx_scopeattr_t kept, cached;
+static atomic_int running;
+
+static void quiet(const sbx_event_t *event, void *arg)
+{
+	(void)event;
+	(void)arg;
+}
+
+static sbx_scopeattr_t *deny_other(sbx_scopeattr_t *s)
+{
+	if (sbx_scopeattr_init(s) || sbx_scopeattr_adddeny(s, tree.other))
+		return NULL;
+	sbx_scopeattr_setlogger(s, quiet, NULL);
+	return s;
+}
+
+/* Runs "cat path" under scope without Check (a fork child may not report
+ * through it): the exit status, or -1 for a spawn that failed. */
+static int cat_under(const sbx_scopeattr_t *scope, const char *path)
+{
+	char *argv[] = { "/bin/cat", (char *)path, NULL };
+	sbx_file_actions_t fa;
+	pid_t pid;
+	int err, status;
+
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, scope, argv, environ);
+	sbx_file_actions_destroy(&fa);
+	if (err)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Confined as the scope says: the denied file unreadable, the other read. */
+static bool holds(const sbx_scopeattr_t *scope)
+{
+	return cat_under(scope, secret) == 1 && cat_under(scope, mine_file) == 0;
+}
+
+/* Spawns with both inherited scopes and keeps them busy: reuse checks,
+ * recompiles, snapshots replaced. */
+static void *spawner(void *arg)
+{
+	long failures = 0;
+
+	for (unsigned i = 0; atomic_load(&running); i++) {
+		failures += !holds(&cached);
+		failures += !holds(&kept);
+		if ((uintptr_t)arg == 0 && i % 4 == 0)
+			failures += sbx_scopeattr_compile(&kept) != 0;
+	}
+	return (void *)failures;
+}
+
+/* Changes the directory the denial expands, so that spawns list it again
+ * and compile anew. */
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&running)) {
+		int fd = open(churn_a, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+		rename(churn_a, churn_b);
+		unlink(churn_b);
+	}
+	return NULL;
+}
+
+/* What the fork child does: 0 when every spawn held, else which failed. */
+static int in_fork_child(void)
+{
+	sbx_scopeattr_t fresh;
+
+	/* The runner's SIGALRM handler, inherited, would end the whole test. */
+	signal(SIGALRM, SIG_DFL);
+	alarm(CHILD_SECONDS);
+	if (!holds(&kept))
+		return 2;
+	if (!holds(&cached))
+		return 3;
+	if (sbx_scopeattr_compile(&kept) || !holds(&kept))
+		return 4;
+	if (!deny_other(&fresh))
+		return 5;
+	if (!holds(&fresh))
+		return 6;
+	sbx_scopeattr_destroy(&fresh);
+	return 0;
+}
+
+/* _i 1: the spawning threads take the engine's fork fallback (some
+ * container runtimes and seccomp profiles refuse clone(CLONE_VM)). */
+START_TEST(test_fork_while_spawning)
+{
+	enum { SPAWNERS = 3 };
+	pthread_t spawners[SPAWNERS], churn;
+	int forks = 40 / scale(), hung = 0, failed = 0, last = 0;
+
+	REQUIRE_LANDLOCK();
+	/* Read once per process, at the first spawn: none was made yet. */
+	if (_i)
+		setenv("SBXSPAWN_FORCE_FORK", "1", 1);
+	tree_make(&tree);
+	snprintf(secret, sizeof(secret), "%s", tree.secret);
+	snprintf(mine_file, sizeof(mine_file), "%s/file", tree.mine);
+	snprintf(churn_dir, sizeof(churn_dir), "%s", tree.projects);
+	snprintf(churn_a, sizeof(churn_a), "%s/churn-a", churn_dir);
+	snprintf(churn_b, sizeof(churn_b), "%s/churn-b", churn_dir);
+	ck_assert_ptr_nonnull(deny_other(&kept));
+	ck_assert_ptr_nonnull(deny_other(&cached));
+	ck_assert_int_eq(sbx_scopeattr_compile(&kept), 0);
+	ck_assert(holds(&kept) && holds(&cached));
+
+	atomic_store(&running, 1);
+	for (uintptr_t i = 0; i < SPAWNERS; i++)
+		ck_assert_int_eq(pthread_create(&spawners[i], NULL, spawner, (void *)i), 0);
+	ck_assert_int_eq(pthread_create(&churn, NULL, churner, NULL), 0);
+	for (int i = 0; i < forks; i++) {
+		pid_t pid = fork();
+		int status;
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(in_fork_child());
+		while (waitpid(pid, &status, 0) < 0)
+			ck_assert_int_eq(errno, EINTR);
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+			hung++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++, last = status;
+		if (hung || failed)
+			break;
+	}
+	atomic_store(&running, 0);
+	for (int i = 0; i < SPAWNERS; i++) {
+		void *failures;
+
+		pthread_join(spawners[i], &failures);
+		ck_assert_msg(failures == NULL, "a spawning thread saw %ld spawns fail",
+		              (long)failures);
+	}
+	pthread_join(churn, NULL);
+	ck_assert_msg(hung == 0, "a fork child blocked in the library for %d s", CHILD_SECONDS);
+	ck_assert_msg(failed == 0, "a fork child failed: status %#x (2, 3: an inherited scope, 4: compiling it, 5, 6: a new one)",
+	              last);
+	sbx_scopeattr_destroy(&kept);
+	sbx_scopeattr_destroy(&cached);
+	tree_free(&tree);
+}
+END_TEST
+
+static void *plain_spawner(void *arg)
+{
+	long failures = 0;
+
+	for (int i = 0; i < 100 / scale(); i++) {
+		failures += !holds(i % 2 ? &kept : &cached);
+		failures += cat_under(arg ? NULL : &kept, mine_file) != 0;
+	}
+	return (void *)failures;
+}
+
+/* The engine's fork fallback, four threads at once, with and without a
+ * scope: every child confined, reaped, no descriptor left. */
+START_TEST(test_fallback_threads)
+{
+	enum { THREADS = 4 };
+	pthread_t t[THREADS];
+	int before;
+
+	REQUIRE_LANDLOCK();
+	setenv("SBXSPAWN_FORCE_FORK", "1", 1);
+	tree_make(&tree);
+	snprintf(secret, sizeof(secret), "%s", tree.secret);
+	snprintf(mine_file, sizeof(mine_file), "%s/file", tree.mine);
+	ck_assert_ptr_nonnull(deny_other(&kept));
+	ck_assert_ptr_nonnull(deny_other(&cached));
+	ck_assert_int_eq(sbx_scopeattr_compile(&kept), 0);
+	ck_assert(holds(&kept) && holds(&cached));
+	before = count_fds();
+	for (uintptr_t i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, plain_spawner, (void *)(i % 2)), 0);
+	for (int i = 0; i < THREADS; i++) {
+		void *failures;
+
+		pthread_join(t[i], &failures);
+		ck_assert_msg(failures == NULL, "%ld spawns failed", (long)failures);
+	}
+	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(count_zombies(), 0);
+	sbx_scopeattr_destroy(&kept);
+	sbx_scopeattr_destroy(&cached);
+	tree_free(&tree);
+}
+END_TEST
+
+Suite *suite_fork(void)
+{
+	Suite *s = suite_create("fork");
+	TCase *tc = tcase_create("fork");
+
+	tcase_set_timeout(tc, 4 * SPAWN_TIMEOUT);
+	tcase_add_loop_test(tc, test_fork_while_spawning, 0, 2);
+	tcase_add_test(tc, test_fallback_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
