@@ -1,13 +1,16 @@
 /* Many threads spawning at once, and a parent flooded with signals. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -413,43 +416,74 @@ static void *compile_one(void *arg)
 	return NULL;
 }
 
-/* A child blocked opening a FIFO, a compile that keeps descriptors, and a
- * second spawn that would open the FIFO's other end: the second runs, and
- * so frees the first.  (A lock held by a spawn until its child exec'd made
- * the compile wait for the first, and the second for the compile: for
- * good.) */
+/* Whether a child of this process, still our program (not exec'd), is
+ * asleep: between clone and exec it sleeps only in the FIFO's open. */
+static bool child_blocked_before_exec(void)
+{
+	char self[4096], path[64], exe[4096], stat[512];
+	bool found = false;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	ck_assert(n > 0 && d);
+	self[n] = '\0';
+	while (!found && (e = readdir(d))) {
+		char state;
+		int ppid;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		n = (ssize_t)fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[n > 0 ? n : 0] = '\0';
+		char *tail = strrchr(stat, ')');
+		if (!tail || sscanf(tail, ") %c %d", &state, &ppid) != 2 || ppid != getpid() ||
+		    state != 'S')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/exe", e->d_name);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		found = n > 0 && (exe[n] = '\0', strcmp(exe, self) == 0);
+	}
+	closedir(d);
+	return found;
+}
+
+/* A child blocked opening a FIFO, then a compile that keeps descriptors,
+ * then a second spawn that opens the FIFO's other end: each runs while the
+ * first child is blocked, and so the second frees the first.  (A lock
+ * held by a spawn until its child exec'd made the compile wait for the
+ * first, and the second for the compile: for good; Check's timeout then
+ * says so.)  Each step waits for the state the next needs, not for time. */
 START_TEST(test_blocked_file_action)
 {
 	char *cat_argv[] = { "/bin/sh", "-c", "cat > /dev/null", NULL };
 	char *sh_argv[] = { "/bin/sh", "-c", "echo from-the-writer", NULL };
 	struct blocked reader = { "/bin/sh", cat_argv, 0, O_RDONLY, -1, -1 };
 	struct blocked writer = { "/bin/sh", sh_argv, 1, O_WRONLY, -1, -1 };
-	pthread_t a, b, c;
-	int compiled = -1;
-	bool freed = true;
+	pthread_t a;
+	int compiled = -1, tries = 0;
 
 	char *dir = make_tmpdir();
 
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	ck_assert_int_eq(pthread_create(&a, NULL, spawn_on_fifo, &reader), 0);
-	usleep(200 * 1000);
-	ck_assert_int_eq(pthread_create(&b, NULL, compile_one, &compiled), 0);
-	usleep(200 * 1000);
-	ck_assert_int_eq(pthread_create(&c, NULL, spawn_on_fifo, &writer), 0);
-	for (int i = 0; i < 200 && (reader.status == -1 || writer.status == -1 || compiled == -1); i++)
-		usleep(50 * 1000);
-	if (reader.status == -1 || writer.status == -1) {
-		/* Stuck: both ends opened here free the children, so that
-		 * the test can end and say so. */
-		close(open(fifo, O_RDWR));
-		freed = false;
+	/* Polled, each look a scan of /proc: the child gets there or its
+	 * spawn failed (then reader.err says why). */
+	while (!child_blocked_before_exec() && reader.err <= 0 && reader.status == -1) {
+		ck_assert_msg(++tries < 100000, "the first child never blocked in its file action");
+		sched_yield();
 	}
-	pthread_join(a, NULL);
-	pthread_join(b, NULL);
-	pthread_join(c, NULL);
-	ck_assert_msg(freed, "the second spawn waited for the first one's child");
+	ck_assert_int_eq(reader.status, -1);
+	compile_one(&compiled);
 	ck_assert_int_eq(compiled, 0);
+	spawn_on_fifo(&writer);
+	pthread_join(a, NULL);
 	ck_assert_int_eq(reader.err, 0);
 	ck_assert_int_eq(writer.err, 0);
 	ck_assert_int_eq(reader.status, 0);
