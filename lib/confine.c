@@ -63,7 +63,12 @@ CHILD static int drop_bounding(bool root_after, const char **call)
 	return 0;
 }
 
-/* Then, last, the effective, permitted and inheritable sets. */
+/* Then, last, the effective, permitted and inheritable sets, and with
+ * them the ambient set (the kernel keeps of it only what is both permitted
+ * and inheritable).  Under no_new_privs an exec leaves the program no
+ * capability outside the permitted set it had at the exec, whatever the
+ * program's file capabilities or its uid: an empty one is enough to pass
+ * nothing on, now and at every later exec. */
 CHILD static int drop_caps(const char **call)
 {
 	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
@@ -105,6 +110,15 @@ CHILD static bool root_after_exec(const struct confinement *cf)
 	return r == 0 || e == 0;
 }
 
+/* What the caller holds is not passed on to another uid: the kernel clears
+ * the permitted set when root becomes another user, but not under
+ * PR_SET_KEEPCAPS, nor from one other user to the next, and a program with
+ * a file capability would take back what is left. */
+CHILD static bool caps_emptied(const struct confinement *cf)
+{
+	return cf->drop_caps || (cf->set_ids && cf->uid != 0);
+}
+
 CHILD int sbx__confine(const struct confinement *cf, const char **call)
 {
 	bool root_after = root_after_exec(cf);
@@ -123,7 +137,7 @@ CHILD int sbx__confine(const struct confinement *cf, const char **call)
 		return err;
 	if (cf->set_ids && (err = set_ids(cf, call)))
 		return err;
-	if (cf->drop_caps && (err = drop_caps(call)))
+	if (caps_emptied(cf) && (err = drop_caps(call)))
 		return err;
 	if (cf->ruleset_fd >= 0) {
 		*call = "landlock_restrict_self";

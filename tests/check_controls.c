@@ -3,16 +3,23 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "tests/common.h"
 
 #define FSOP HELPER_DIR "/fsop"
@@ -68,10 +75,12 @@ static void scope_make(sbx_scopeattr_t *s, struct seen *seen, int flags)
 	ck_assert_int_eq(sbx_scopeattr_setflags(s, flags), 0);
 }
 
-static const char *fs(const sbx_scopeattr_t *scope, const char *op, const char *a)
+/* What prog, a copy of fsop, says of one operation. */
+static const char *fs_prog(const sbx_scopeattr_t *scope, const char *prog, const char *op,
+                           const char *a)
 {
 	static char verdict[64];
-	char *argv[] = { FSOP, (char *)op, (char *)a, NULL };
+	char *argv[] = { (char *)prog, (char *)op, (char *)a, NULL };
 	char *out = NULL;
 	int status = run_scoped(scope, argv, &out);
 
@@ -82,6 +91,11 @@ static const char *fs(const sbx_scopeattr_t *scope, const char *op, const char *
 	snprintf(verdict, sizeof(verdict), "%s", strrchr(out, '\n') ? strrchr(out, '\n') + 1 : out);
 	free(out);
 	return verdict;
+}
+
+static const char *fs(const sbx_scopeattr_t *scope, const char *op, const char *a)
+{
+	return fs_prog(scope, FSOP, op, a);
 }
 
 static const char *num(unsigned n)
@@ -349,6 +363,174 @@ START_TEST(test_privilege_real_root)
 	free(out);
 	/* Root again, as the sanitizer's leak check at exit needs. */
 	ck_assert_int_eq(setresuid(0, 0, 0), 0);
+}
+END_TEST
+
+#ifndef CAP_SETGID
+#define CAP_SETGID 6
+#endif
+#ifndef CAP_SETUID
+#define CAP_SETUID 7
+#endif
+
+/* A copy of fsop in dir, with the file capability cap_dac_read_search+ep
+ * (security.capability, revision 2): NULL, said, where the filesystem
+ * keeps none. */
+static const char *fsop_with_file_cap(const char *dir, const char *test)
+{
+	struct { uint32_t magic_etc; struct { uint32_t permitted, inheritable; } data[2]; } fcap = {
+		htole32(0x02000000 /* VFS_CAP_REVISION_2 */ | 0x1 /* VFS_CAP_FLAGS_EFFECTIVE */),
+		{ { htole32(UINT32_C(1) << CAP_DAC_READ_SEARCH), 0 }, { 0, 0 } }
+	};
+	static char copy[4096];
+	char buf[65536];
+	int in = open(FSOP, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	snprintf(copy, sizeof(copy), "%s/fsop-cap", dir);
+	out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ck_assert_int_eq(write(out, buf, (size_t)n), n);
+	ck_assert_int_eq(n, 0);
+	close(in);
+	ck_assert_int_eq(close(out), 0);
+	if (setxattr(copy, "security.capability", &fcap, sizeof(fcap), 0)) {
+		fprintf(stderr, "SKIP %s: no file capability on %s: %s\n", test, copy, strerror(errno));
+		return NULL;
+	}
+	return copy;
+}
+
+/* What a program with the file capability cap_dac_read_search+ep made of
+ * its privilege: whether it read a file only root may read, its permitted
+ * and effective sets, and what the outcome said the child kept. */
+struct file_cap_run {
+	char read[64];
+	char prm[64];
+	char eff[64];
+	int privilege;
+};
+
+static void run_file_cap(const sbx_scopeattr_t *s, const char *prog, const char *secret,
+                         struct file_cap_run *run)
+{
+	char *argv[] = { (char *)prog, "read", "/proc/self/status", NULL }, *out, *line;
+
+	memset(run, 0, sizeof(*run));
+	snprintf(run->read, sizeof(run->read), "%s", fs_prog(s, prog, "read", secret));
+	run->privilege = kept_privilege();
+	ck_assert_int_eq(run_scoped(s, argv, &out), 0);
+	if ((line = strstr(out, "CapPrm:")))
+		snprintf(run->prm, sizeof(run->prm), "%.*s", (int)strcspn(line, "\n"), line);
+	if ((line = strstr(out, "CapEff:")))
+		snprintf(run->eff, sizeof(run->eff), "%.*s", (int)strcspn(line, "\n"), line);
+	free(out);
+}
+
+static void assert_nothing_kept(const struct file_cap_run *run)
+{
+	ck_assert_str_eq(run->read, "EACCES");
+	ck_assert_str_eq(run->prm, "CapPrm:\t0000000000000000");
+	ck_assert_str_eq(run->eff, "CapEff:\t0000000000000000");
+	ck_assert_int_eq(run->privilege, 0);
+}
+
+/* A daemon: uid and gid 1, CAP_SETUID, CAP_SETGID and CAP_DAC_READ_SEARCH
+ * kept permitted only across the change, as PR_SET_KEEPCAPS allows.  Run
+ * in a process of its own, which has no way back to root; runs[0] with
+ * the ids of s, runs[1] with none. */
+static void run_as_daemon(const char *deny, const char *prog, const char *secret,
+                          struct file_cap_run runs[2])
+{
+	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	int p[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		sbx_scopeattr_t s;
+		struct seen seen;
+
+		close(p[0]);
+		data[0].permitted = UINT32_C(1) << CAP_SETUID | UINT32_C(1) << CAP_SETGID |
+		                    UINT32_C(1) << CAP_DAC_READ_SEARCH;
+		if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) || setgroups(0, NULL) ||
+		    setresgid(1, 1, 1) || setresuid(1, 1, 1) || syscall(SYS_capset, &head, data))
+			_exit(2);
+		scope_make(&s, &seen, 0);
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, deny), 0);
+		ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+		run_file_cap(&s, prog, secret, &runs[0]);
+		ck_assert_int_eq(sbx_scopeattr_setids(&s, (uid_t)-1, (gid_t)-1), 0);
+		run_file_cap(&s, prog, secret, &runs[1]);
+		sbx_scopeattr_destroy(&s);
+		_exit(write(p[1], runs, 2 * sizeof(*runs)) == (ssize_t)(2 * sizeof(*runs)) ? 0 : 3);
+	}
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], runs, 2 * sizeof(*runs)), (ssize_t)(2 * sizeof(*runs)));
+	close(p[0]);
+	ck_assert_int_eq(wait_status(pid), 0);
+}
+
+/* Capabilities the caller holds permitted only, as root under
+ * PR_SET_KEEPCAPS or a daemon that kept them across setuid: no_new_privs
+ * lets a program's file capability take back whatever is still permitted
+ * at its exec.  Another uid passes none of them on; without one, a
+ * program that can take them back is said. */
+START_TEST(test_privilege_file_caps)
+{
+	struct file_cap_run runs[2];
+	const char *prog;
+	char *dir, *deny, secret[4096];
+	sbx_scopeattr_t s;
+	struct seen seen;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root, to give a program a file capability\n", __func__);
+		return;
+	}
+	/* The program and a file only root may read, in a directory apart
+	 * from the denial: only the permissions keep the file. */
+	dir = make_tmpdir();
+	deny = make_tmpdir();
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	write_file(secret, "root's only\n", 0600);
+	if (!(prog = fsop_with_file_cap(dir, __func__)) ||
+	    !nobody_can_run(prog, __func__, "a program with a file capability"))
+		goto out;
+	scope_make(&s, &seen, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, deny), 0);
+	/* The file capability works: root's programs keep it. */
+	ck_assert_str_eq(fs_prog(&s, prog, "read", secret), "ok");
+
+	/* Root under PR_SET_KEEPCAPS: the change to uid 65534 leaves its
+	 * permitted set, which the file capability would draw on. */
+	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L), 0);
+	ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+	run_file_cap(&s, prog, secret, &runs[0]);
+	assert_nothing_kept(&runs[0]);
+	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 0L, 0L, 0L, 0L), 0);
+	sbx_scopeattr_destroy(&s);
+
+	/* A daemon's permitted set: from one other uid to the next, the
+	 * kernel clears nothing. */
+	run_as_daemon(deny, prog, secret, runs);
+	assert_nothing_kept(&runs[0]);
+	/* Without another uid, the program takes CAP_DAC_READ_SEARCH back
+	 * from the permitted set, and that is said. */
+	ck_assert_str_eq(runs[1].read, "ok");
+	ck_assert_str_eq(runs[1].eff, "CapEff:\t0000000000000004");
+	ck_assert_int_eq(runs[1].privilege, SBX_PRIVILEGE_CAPS);
+out:
+	free(dir);
+	free(deny);
 }
 END_TEST
 
@@ -642,6 +824,7 @@ Suite *suite_controls(void)
 	tcase_add_test(tc, test_privilege);
 	tcase_add_test(tc, test_privilege_real_root);
 	tcase_add_test(tc, test_privilege_refused);
+	tcase_add_test(tc, test_privilege_file_caps);
 	tcase_add_test(tc, test_controls_without_landlock);
 	tcase_add_test(tc, test_signal_scope);
 	tcase_add_test(tc, test_abstract_unix_scope);
