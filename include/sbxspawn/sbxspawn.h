@@ -120,7 +120,8 @@ int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_R
  * it on every other: sets the matching SBX_SCOPE_NO_TCP_* flag. */
 int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port);
 /* Runs the child under uid and gid, supplementary groups cleared (the
- * caller needs the privilege to change them).  uid (uid_t)-1 removes it. */
+ * caller needs the privilege to change them), and, for a uid other than 0,
+ * with none of the caller's capabilities.  uid (uid_t)-1 removes it. */
 int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid);
 int sbx_scopeattr_getids(const sbx_scopeattr_t *SBX_RESTRICT scope, uid_t *SBX_RESTRICT uid,
                          gid_t *SBX_RESTRICT gid);
