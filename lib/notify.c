@@ -125,12 +125,19 @@ static void log_add(struct notify_log *l, const char *name, int how)
 				l->v[i].how = how;
 			return;
 		}
-	if (l->n == LOG_MAX || !(grown = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*grown))) ||
-	    !(copy = strdup(name))) {
+	/* The grown array is stored before the copy can fail: realloc may
+	 * have freed the old one, and the capacity already counts the new.
+	 * A name not recorded leaves the log saying nothing (a reuse lists
+	 * the directory again). */
+	if (l->n == LOG_MAX || !(grown = sbx__grow(l->v, &l->cap, l->n + 1, sizeof(*grown)))) {
 		l->full = true;
 		return;
 	}
 	l->v = grown;
+	if (!(copy = strdup(name))) {
+		l->full = true;
+		return;
+	}
 	l->v[l->n++] = (struct report){ copy, how, false };
 }
 

@@ -232,6 +232,82 @@ START_TEST(test_enomem_spawn_and_compile)
 }
 END_TEST
 
+/* A burst of changes in an expanded directory: names made, renamed and
+ * unlinked (each reported twice), and a few made to stay. */
+#define BURST 40
+#define STAYING 4
+
+static void burst(const char *dir, bool undo)
+{
+	char a[4096], b[4096];
+
+	for (int i = 0; i < BURST && !undo; i++) {
+		snprintf(a, sizeof(a), "%s/made%d", dir, i);
+		snprintf(b, sizeof(b), "%s/moved%d", dir, i);
+		write_file(a, "", 0644);
+		ck_assert_int_eq(rename(a, b), 0);
+		ck_assert_int_eq(unlink(b), 0);
+	}
+	for (int i = 0; i < STAYING; i++) {
+		snprintf(a, sizeof(a), "%s/stays%d", dir, i);
+		if (undo)
+			ck_assert_int_eq(unlink(a), 0);
+		else
+			write_file(a, "", 0644);
+	}
+}
+
+/* The reuse after a burst: the kernel's reports drained into a log that
+ * grows name by name, and every allocation of that spawn failing in turn
+ * (each on a new compile, watched afresh).  A failure is ENOMEM and no
+ * child, or a spawn that works: either way the denied file stays out of
+ * reach, nothing is freed twice, nothing leaks. */
+START_TEST(test_enomem_reuse_after_burst)
+{
+	struct tree t;
+	sbx_file_actions_t fa;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+	int k, left = -1, fds;
+
+	REQUIRE_LANDLOCK();
+	REQUIRE_FAILING_ALLOCATIONS();
+	tree_make(&t);
+	argv[2] = t.secret;
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	fds = count_fds();
+	for (k = 0; k < 10000 && left < 0; k++) {
+		sbx_scopeattr_t s;
+		pid_t pid = 0;
+		int r;
+
+		sbx_scopeattr_init(&s);
+		sbx_scopeattr_setlogger(&s, quiet, NULL);
+		sbx_scopeattr_adddeny(&s, t.other); /* t.projects expanded, watched */
+		ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ), 0);
+		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1);
+		burst(t.projects, false);
+		atomic_store(&countdown, k);
+		r = sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ);
+		left = atomic_exchange(&countdown, -1); /* >= 0: none failed */
+		if (r == 0)
+			ck_assert_msg(WEXITSTATUS(wait_status(pid)) == 1,
+			              "allocation %d failing: the denied file was read", k);
+		else
+			ck_assert_msg(r == ENOMEM, "allocation %d failing: %s", k, sbx_strerror(r));
+		ck_assert_int_eq(reap_all(), 0);
+		sbx_scopeattr_destroy(&s);
+		ck_assert_int_eq(count_fds(), fds);
+		burst(t.projects, true);
+	}
+	ck_assert_msg(left >= 0, "the spawn never ran without a failing allocation");
+	ck_assert_int_gt(k, 2 * BURST); /* the log's names were among them */
+	sbx_file_actions_destroy(&fa);
+	tree_free(&t);
+}
+END_TEST
+
 /* Every kind of scope, through spawnp: a read-only root with a writable
  * directory (the harmless devices), listable expanded directories, the
  * TCP controls with a port (a seccomp filter built), io_uring off. */
@@ -559,6 +635,7 @@ Suite *suite_errors(void)
 	tcase_set_timeout(tc, SPAWN_TIMEOUT);
 	tcase_add_test(tc, test_enomem_objects);
 	tcase_add_test(tc, test_enomem_spawn_and_compile);
+	tcase_add_test(tc, test_enomem_reuse_after_burst);
 	tcase_add_test(tc, test_enomem_outcome);
 	tcase_add_test(tc, test_enomem_every_scope);
 	tcase_add_test(tc, test_enomem_execve);
