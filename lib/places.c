@@ -126,11 +126,15 @@ static int place_nodes(struct placing *pl, const struct node *n, const struct mo
 		mt = here;
 	if (n->path && mt && seen_twice(pl->devs, pl->ndevs, mt->own.dev_major, mt->own.dev_minor)) {
 		struct place *grown = sbx__grow(m->places, &pl->cap, m->nplaces + 1, sizeof(*grown));
-		const char *rel = grown ? sbx__mounts_rel(m, mt, n->path) : NULL;
+		const char *rel;
 
-		if (!grown || !rel)
+		if (!grown)
 			return ENOMEM;
+		/* Stored before the name can fail: realloc may have freed the
+		 * old array, and the capacity already counts the new one. */
 		m->places = grown;
+		if (!(rel = sbx__mounts_rel(m, mt, n->path)))
+			return ENOMEM;
 		m->places[m->nplaces++] = (struct place){
 			.dev_major = mt->own.dev_major, .dev_minor = mt->own.dev_minor, .rel = rel,
 			.path = n->path, .mount = mt->id, .mode = n->mode,

@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -304,6 +306,50 @@ START_TEST(test_enomem_reuse_after_burst)
 	ck_assert_msg(left >= 0, "the spawn never ran without a failing allocation");
 	ck_assert_int_gt(k, 2 * BURST); /* the log's names were among them */
 	sbx_file_actions_destroy(&fa);
+	tree_free(&t);
+}
+END_TEST
+
+/* Paths seen through a second mount of their filesystem (a bind mount of
+ * a subdirectory): each is placed, and named as that mount shows it (an
+ * allocation of its own, after the places grew for it; the ninth moves
+ * them).  Every allocation of the compile failing in turn. */
+START_TEST(test_enomem_places)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char *argv[] = { FSOP, "read", NULL, NULL }, alias[4096], name[4200];
+	pid_t pid = 0;
+	int fds;
+
+	REQUIRE_LANDLOCK();
+	REQUIRE_FAILING_ALLOCATIONS();
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+		return;
+	}
+	tree_make(&t);
+	argv[2] = t.secret;
+	snprintf(alias, sizeof(alias), "%s/alias", t.top);
+	ck_assert_int_eq(mkdir(alias, 0755), 0);
+	ck_assert_int_eq(mount(t.third, alias, NULL, MS_BIND, NULL), 0);
+	sbx_scopeattr_init(&s);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	sbx_scopeattr_adddeny(&s, t.other);
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "%s/denied%d", alias, i);
+		write_file(name, "", 0644);
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, name), 0);
+	}
+	fds = count_fds();
+	EVERY_ALLOCATION_FAILS(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ),
+	                       ck_assert_int_eq(reap_all(), 0);
+	                       ck_assert_int_eq(count_fds(), fds));
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1);
+	sbx_scopeattr_destroy(&s);
+	/* Unmounted, so that the tree can be removed. */
+	ck_assert_int_eq(umount2(alias, MNT_DETACH), 0);
 	tree_free(&t);
 }
 END_TEST
@@ -636,6 +682,7 @@ Suite *suite_errors(void)
 	tcase_add_test(tc, test_enomem_objects);
 	tcase_add_test(tc, test_enomem_spawn_and_compile);
 	tcase_add_test(tc, test_enomem_reuse_after_burst);
+	tcase_add_test(tc, test_enomem_places);
 	tcase_add_test(tc, test_enomem_outcome);
 	tcase_add_test(tc, test_enomem_every_scope);
 	tcase_add_test(tc, test_enomem_execve);
