@@ -157,6 +157,10 @@ static int run(struct compiler *cc)
 	out->file_rights = cc->rights.file;
 	if ((err = sbx__tree_build(cc->scope, &cc->rights, &cc->tree)))
 		return err;
+	for (size_t i = 0; i < cc->tree.nignored && !cc->err; i++)
+		sbx__drop_left_out(cc, cc->tree.ignored[i]->path);
+	if (cc->err)
+		return cc->err;
 	if (cc->tree.restricts) {
 		if ((err = watch_mounts(out)))
 			return err;

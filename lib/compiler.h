@@ -43,10 +43,15 @@ struct tree {
 	struct node root;
 	void *chunks;      /* where the nodes live */
 	bool restricts;    /* some path is denied or read-only */
+	/* Paths of the scope left out: they lead into a denial through a
+	 * symlink (said when the tree was built). */
+	const struct sbx_scope_rule **ignored;
+	size_t nignored;
 };
 
 /* Builds the tree of the scope's paths, leaving out (with an event) the
- * denials that would stop every program; fills want and common. */
+ * denials that would stop every program and the re-admissions that lead
+ * into a denial through a symlink; fills want and common. */
 int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struct tree *t);
 void sbx__tree_free(struct tree *t);
 /* The child of n named by len bytes of name, or NULL. */
@@ -245,6 +250,9 @@ struct compiler {
 /* Emits every grant of the tree into the ruleset. */
 int sbx__emit(struct compiler *cc);
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
+/* Keeps path, where a path of the scope the tree left out led (said
+ * there), among what was dropped. */
+void sbx__drop_left_out(struct compiler *cc, const char *path);
 /* The default logger's one line for the entries that vanished. */
 void sbx__drop_summary(struct compiler *cc);
 

@@ -1,8 +1,10 @@
 /*
  * The grants a compile could not add: each one dropped is kept in the
  * ruleset's list (the outcome's) and said as an event naming the path and
- * why; the entries that vanished while a busy directory was compiled are
- * also counted, for the one line the default logger says instead.
+ * why (a path left out for leading into a denial through a symlink is kept
+ * there too, said when the tree was built); the entries that vanished
+ * while a busy directory was compiled are also counted, for the one line
+ * the default logger says instead.
  */
 #include "config.h"
 
@@ -66,20 +68,40 @@ static const struct {
 	                      "be told", false },
 };
 
-void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
+/* Keeps full in the ruleset's list of what was dropped: false where there
+ * was no memory for it (the compile fails). */
+static bool keep_dropped(struct compiler *cc, const char *full)
 {
 	struct sbx_ruleset *rs = cc->out;
-	char full[PATH_MAX + NAME_MAX + 2], **grown;
+	char **grown;
 
-	snprintf(full, sizeof(full), "%s%s%s", cc->path,
-	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "", name);
 	if (!(grown = sbx__grow(rs->dropped, &cc->dropped_cap, rs->ndropped + 1,
 	                        sizeof(*rs->dropped))) ||
 	    !(rs->dropped = grown, grown[rs->ndropped] = strdup(full))) {
 		cc->err = ENOMEM;
-		return;
+		return false;
 	}
 	rs->ndropped++;
+	return true;
+}
+
+/* Where a path left out for leading into a denial through a symlink led:
+ * a compile would leave it out again. */
+void sbx__drop_left_out(struct compiler *cc, const char *path)
+{
+	if (keep_dropped(cc, path))
+		cc->out->lasting_drops = true;
+}
+
+void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why)
+{
+	struct sbx_ruleset *rs = cc->out;
+	char full[PATH_MAX + NAME_MAX + 2];
+
+	snprintf(full, sizeof(full), "%s%s%s", cc->path,
+	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "", name);
+	if (!keep_dropped(cc, full))
+		return;
 	/* An entry of a listed directory that vanished, or changed, between
 	 * listing and opening is one the directory no longer holds as listed:
 	 * listed again at the next reuse (its times moved), what it holds now

@@ -34,6 +34,10 @@ void sbx__restore_cancel(const int *old);
  * symlink in the part that exists and normalises the rest; out holds
  * PATH_MAX bytes. */
 int sbx__resolve(const char *path, char *out);
+/* The same, as written: absolute, `.', `..' and `//' taken as they stand,
+ * no symlink looked at; where the two differ, the resolution went through
+ * a symlink. */
+int sbx__path_written(const char *path, char *out);
 /* Appends "/name" (len bytes of it) to the absolute path in buf. */
 int sbx__path_push(char *buf, const char *name, size_t len);
 void sbx__path_pop(char *buf);
@@ -80,6 +84,10 @@ enum sbx_mode { SBX_MODE_DENY, SBX_MODE_READONLY, SBX_MODE_ALLOW };
 struct sbx_scope_rule {
 	enum sbx_mode mode;
 	char *path; /* resolved when it was added: absolute, no symlink */
+	/* A re-admission or read-only path whose resolution went through a
+	 * symlink: the path as written (absolute), which a denial's own
+	 * re-admissions do not take its target for (tree.c); else NULL. */
+	char *written;
 };
 
 struct sbx_ruleset;

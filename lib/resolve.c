@@ -153,6 +153,30 @@ int sbx__resolve(const char *path, char *out)
 	return 0;
 }
 
+/* path made absolute against the working directory and normalised as it is
+ * written, looking at no symlink: `.', `//' and trailing slashes go, `..'
+ * takes away the component written before it.  What sbx__resolve() gives
+ * for a path with no symlink on its way; out holds PATH_MAX bytes. */
+int sbx__path_written(const char *path, char *out)
+{
+	if (path[0] == '/')
+		strcpy(out, "/");
+	else if (!getcwd(out, PATH_MAX))
+		return errno;
+	for (const char *p = path; *p;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		int err;
+
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			sbx__path_pop(out);
+		else if (len && !(len == 1 && p[0] == '.') && (err = sbx__path_push(out, p, len)))
+			return err;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 /* Whether a is b or one of b's ancestors (both resolved, absolute). */
 bool sbx__path_covers(const char *a, const char *b)
 {

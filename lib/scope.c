@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,10 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	if (!s)
 		return EINVAL;
 	sbx__ruleset_forget(s);
-	for (size_t i = 0; i < s->nrules; i++)
+	for (size_t i = 0; i < s->nrules; i++) {
 		free(s->rules[i].path);
+		free(s->rules[i].written);
+	}
 	free(s->rules);
 	free(s->ports);
 	free(s);
@@ -48,7 +51,7 @@ static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 	SBX_NO_CANCEL;
 	struct sbx_scope *s = scope->__scope;
 	struct sbx_scope_rule *grown;
-	char resolved[PATH_MAX], *copy;
+	char resolved[PATH_MAX], written[PATH_MAX], *copy, *as_written = NULL;
 	int err;
 
 	if (!s || !path)
@@ -59,13 +62,29 @@ static int add(sbx_scopeattr_t *scope, enum sbx_mode mode, const char *path)
 	 * on the way cannot move what this scope names. */
 	if ((err = sbx__resolve(path, resolved)))
 		return err;
-	if (!(grown = sbx__grow(s->rules, &s->cap, s->nrules + 1, sizeof(*s->rules))))
+	/* A symlink on the way to a re-admission or a read-only path: how it
+	 * was written is kept, for a symlink a confined child planted in a
+	 * place it may write must not lead a later scope into a denial (the
+	 * compile decides, tree.c).  Where it cannot be written out (no
+	 * working directory, too long), it counts as through a symlink. */
+	if (mode != SBX_MODE_DENY) {
+		bool unwritten = sbx__path_written(path, written) != 0;
+
+		if ((unwritten || strcmp(written, resolved)) &&
+		    !(as_written = strdup(unwritten ? path : written)))
+			return ENOMEM;
+	}
+	if (!(grown = sbx__grow(s->rules, &s->cap, s->nrules + 1, sizeof(*s->rules))) ||
+	    !(copy = strdup(resolved))) {
+		if (grown)
+			s->rules = grown;
+		free(as_written);
 		return ENOMEM;
+	}
 	s->rules = grown;
-	if (!(copy = strdup(resolved)))
-		return ENOMEM;
 	sbx__ruleset_forget(s);
-	s->rules[s->nrules++] = (struct sbx_scope_rule){ .mode = mode, .path = copy };
+	s->rules[s->nrules++] = (struct sbx_scope_rule){ .mode = mode, .path = copy,
+	                                                 .written = as_written };
 	return 0;
 }
 

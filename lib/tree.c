@@ -65,8 +65,9 @@ void sbx__runtime_atfork(enum sbx_fork_phase phase)
 		pthread_mutex_unlock(&runtime_lock);
 }
 
-/* Why denying rule i would stop every program, or NULL. */
-static const char *deny_harms(const struct sbx_scope *scope, size_t i)
+/* Why denying rule i would stop every program, or NULL; a path left out
+ * (left[j]) re-admits nothing. */
+static const char *deny_harms(const struct sbx_scope *scope, size_t i, const bool *left)
 {
 	const char *path = scope->rules[i].path;
 
@@ -79,7 +80,7 @@ static const char *deny_harms(const struct sbx_scope *scope, size_t i)
 			continue;
 		/* Unless something below re-admits the runtime. */
 		for (size_t j = 0; j < scope->nrules && !readmitted; j++)
-			readmitted = scope->rules[j].mode != SBX_MODE_DENY &&
+			readmitted = scope->rules[j].mode != SBX_MODE_DENY && !left[j] &&
 			             sbx__path_covers(scope->rules[j].path, runtime_paths[r]) &&
 			             sbx__path_covers(path, scope->rules[j].path);
 		if (!readmitted)
@@ -221,14 +222,17 @@ static int add_path(struct builder *b, const char *path, enum sbx_mode mode)
  * output to /dev/null): granted unless a path names them or a denial covers
  * them. */
 static const struct sbx_scope_rule harmless[] = {
-	{ SBX_MODE_ALLOW, (char *)"/dev/null" },   { SBX_MODE_ALLOW, (char *)"/dev/zero" },
-	{ SBX_MODE_ALLOW, (char *)"/dev/full" },   { SBX_MODE_ALLOW, (char *)"/dev/tty" },
-	{ SBX_MODE_ALLOW, (char *)"/dev/random" }, { SBX_MODE_ALLOW, (char *)"/dev/urandom" },
+	{ SBX_MODE_ALLOW, (char *)"/dev/null", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/zero", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/full", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/tty", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/random", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/urandom", NULL },
 };
 
 /* The mode the scope's own rules give path: its nearest configured
  * ancestor's (the widest, of one path given twice); -1 where it is named. */
-static int governing_mode(const struct sbx_scope *scope, const char *path)
+static int governing_mode(const struct sbx_scope *scope, const char *path, const bool *left)
 {
 	size_t best = 0;
 	int mode = SBX_MODE_ALLOW;
@@ -237,6 +241,8 @@ static int governing_mode(const struct sbx_scope *scope, const char *path)
 		const char *r = scope->rules[i].path;
 		size_t len = strlen(r);
 
+		if (left[i])
+			continue;
 		if (!strcmp(r, path))
 			return -1;
 		if (sbx__path_covers(r, path) && (len > best || (len == best && (int)scope->rules[i].mode > mode))) {
@@ -247,23 +253,93 @@ static int governing_mode(const struct sbx_scope *scope, const char *path)
 	return mode;
 }
 
-/* The scope's rules, less the denials that would stop every program (each
- * said; under SBX_SCOPE_STRICT the compile fails), with the harmless
- * devices a read-only path would take away, in path order. */
-static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule ***out, size_t *n)
+/* ---- paths that lead into a denial through a symlink -------------------- */
+
+/* The denial that rule i, a re-admission or read-only path whose
+ * resolution went through a symlink, would widen, or NULL.  Its target
+ * lies beneath a denial, and the paths of the scope written as they are
+ * (denials, and re-admissions and read-only paths with no symlink on their
+ * way) give it less: the nearest of them at or above it decides, the wider
+ * mode at one path, as in the tree.  A symlink into a denial is what a
+ * confined child can plant where it may write, for the next scope built
+ * anew from the same paths (a second sbxrun) to re-admit what is denied;
+ * where the target is re-admitted as written, with as much, it adds
+ * nothing, and stays. */
+static const char *link_widens(const struct sbx_scope *scope, size_t i)
+{
+	const struct sbx_scope_rule *r = &scope->rules[i];
+	const char *denial = NULL;
+	size_t best = 0, deepest = 0;
+	int mode = SBX_MODE_ALLOW;
+
+	if (r->mode == SBX_MODE_DENY || !r->written)
+		return NULL;
+	for (size_t j = 0; j < scope->nrules; j++) {
+		const struct sbx_scope_rule *o = &scope->rules[j];
+		size_t len = strlen(o->path);
+
+		if ((o->mode != SBX_MODE_DENY && o->written) || !sbx__path_covers(o->path, r->path))
+			continue;
+		if (o->mode == SBX_MODE_DENY && len > deepest) {
+			deepest = len;
+			denial = o->path;
+		}
+		if (len > best || (len == best && (int)o->mode > mode)) {
+			best = len;
+			mode = (int)o->mode;
+		}
+	}
+	return denial && (int)r->mode > mode ? denial : NULL;
+}
+
+/* Leaves out (left[i], and in t->ignored) each path that would widen a
+ * denial through a symlink, with an event naming it as written and where
+ * it led; under SBX_SCOPE_STRICT the compile fails instead. */
+static int leave_out_links(const struct sbx_scope *scope, struct tree *t, bool *left)
+{
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const struct sbx_scope_rule *r = &scope->rules[i];
+		const char *denial = link_widens(scope, i);
+
+		if (!denial)
+			continue;
+		sbx__event(scope, SBX_EVENT_IGNORED_LINK, 0, r->written, r->path,
+		           "not re-admitting %s%s: it leads through a symlink to %s, inside the denial "
+		           "%s, where a path reached through a symlink re-admits nothing (name the "
+		           "target itself to re-admit it)%s", r->written,
+		           r->mode == SBX_MODE_READONLY ? " read-only" : "", r->path, denial,
+		           scope->flags & SBX_SCOPE_STRICT ? "; SBX_SCOPE_STRICT: nothing runs" : "");
+		if (scope->flags & SBX_SCOPE_STRICT)
+			return EINVAL;
+		left[i] = true;
+		t->ignored[t->nignored++] = r;
+	}
+	return 0;
+}
+
+/* The scope's rules, less the paths that would lead into a denial through
+ * a symlink and the denials that would stop every program (each said;
+ * under SBX_SCOPE_STRICT the compile fails), with the harmless devices a
+ * read-only path would take away, in path order. */
+static int take_rules(const struct sbx_scope *scope, struct tree *t,
+                      const struct sbx_scope_rule ***out, size_t *n)
 {
 	size_t room = scope->nrules + sizeof(harmless) / sizeof(harmless[0]) + 1;
 	const struct sbx_scope_rule **v = malloc(room * sizeof(*v));
+	bool *left = calloc(scope->nrules + 1, sizeof(*left)), readonly = false;
+	int err = ENOMEM;
 
-	if (!v)
-		return ENOMEM;
-	bool readonly = false;
-
+	if (!v || !left || !(t->ignored = malloc((scope->nrules + 1) * sizeof(*t->ignored))) ||
+	    (err = leave_out_links(scope, t, left)))
+		goto fail;
 	runtime_find();
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
-		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i) : NULL;
+		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i, left)
+		                                                       : NULL;
 
+		if (left[i])
+			continue;
 		readonly |= scope->rules[i].mode == SBX_MODE_READONLY;
 		if (!why) {
 			v[(*n)++] = &scope->rules[i];
@@ -273,17 +349,22 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 		           "not denying %s: %s%s", scope->rules[i].path, why,
 		           scope->flags & SBX_SCOPE_STRICT ? "; SBX_SCOPE_STRICT: nothing runs" : "");
 		if (scope->flags & SBX_SCOPE_STRICT) {
-			free(v);
-			return EINVAL;
+			err = EINVAL;
+			goto fail;
 		}
 	}
 	for (size_t i = 0; readonly && i < sizeof(harmless) / sizeof(harmless[0]); i++)
-		if (governing_mode(scope, harmless[i].path) == SBX_MODE_READONLY)
+		if (governing_mode(scope, harmless[i].path, left) == SBX_MODE_READONLY)
 			v[(*n)++] = &harmless[i];
 	if (*n)
 		qsort(v, *n, sizeof(*v), by_path);
+	free(left);
 	*out = v;
 	return 0;
+fail:
+	free(v);
+	free(left);
+	return err;
 }
 
 uint64_t sbx__mode_rights(const struct rights *r, int mode)
@@ -312,7 +393,7 @@ int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struc
 	int err;
 
 	*t = (struct tree){ .root = { .name = "", .mode = -1 } };
-	if ((err = take_rules(scope, &rules, &n)))
+	if ((err = take_rules(scope, t, &rules, &n)))
 		return err;
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_path(&b, rules[i]->path, rules[i]->mode);
@@ -329,6 +410,8 @@ int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struc
 
 void sbx__tree_free(struct tree *t)
 {
+	free(t->ignored);
+	t->ignored = NULL;
 	for (struct chunk *c = t->chunks, *next; c; c = next) {
 		next = c->next;
 		free(c);

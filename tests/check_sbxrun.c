@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -268,6 +269,62 @@ START_TEST(test_sbxrun_options)
 }
 END_TEST
 
+/* A first run's child plants a symlink where the scope lets it write,
+ * pointing into the denial; the next run with the same options builds its
+ * scope anew, and must not take that path for a re-admission of what the
+ * link points at: it says so and leaves it out, or, --strict, runs
+ * nothing. */
+START_TEST(test_sbxrun_planted_symlink)
+{
+	struct tree t;
+	char *out, cache[4096], plant[8192], said[8192], target[4096];
+	ssize_t n;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	mkdir(join(t.top, "scratch"), 0755);
+	snprintf(cache, sizeof(cache), "%s/scratch/cache", t.top);
+	snprintf(plant, sizeof(plant), "ln -s %s %s", t.other, cache);
+	char *first[] = { SBXRUN, "--deny", t.projects, "--allow", t.mine, "--allow", cache, "--",
+		          "sh", "-c", plant, NULL };
+	ck_assert_int_eq(sbxrun(first, &out), 0);
+	free(out);
+	n = readlink(cache, target, sizeof(target) - 1);
+	ck_assert_int_gt(n, 0);
+	target[n] = '\0';
+	ck_assert_str_eq(target, t.other);
+	/* The next run: the secret stays denied, by its name and the link's. */
+	char *next[] = { SBXRUN, "--deny", t.projects, "--allow", t.mine, "--allow", cache, "--",
+		         FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(next, &out), 1);
+	ck_assert_msg(!strstr(out, "the-secret"), "ESCAPE: the second run read the secret:\n%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	snprintf(said, sizeof(said), "sbxrun: not re-admitting %s: it leads through a symlink to %s",
+	         cache, t.other);
+	ck_assert_msg(strstr(out, said), "not said: %s\nin:\n%s", said, out);
+	free(out);
+	char *via[] = { SBXRUN, "--deny", t.projects, "--allow", t.mine, "--allow", cache, "--",
+		        FSOP, "read", (char *)join(cache, "secret"), NULL };
+	ck_assert_int_eq(sbxrun(via, &out), 1);
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	free(out);
+	/* What is re-admitted as written still is. */
+	char *mine[] = { SBXRUN, "--quiet", "--deny", t.projects, "--allow", t.mine, "--allow", cache,
+		         "--", FSOP, "read", (char *)join(t.mine, "file"), NULL };
+	ck_assert_int_eq(sbxrun(mine, &out), 0);
+	free(out);
+	/* --strict: nothing runs. */
+	char *strict[] = { SBXRUN, "--strict", "--deny", t.projects, "--allow", t.mine, "--allow",
+		           cache, "--", FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(strict, &out), 125);
+	ck_assert_ptr_null(strstr(out, "the-secret"));
+	ck_assert_ptr_nonnull(strstr(out, "SBX_SCOPE_STRICT: nothing runs"));
+	ck_assert_ptr_nonnull(strstr(out, "not run: the scope could not be compiled"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
 /* An ambiguous prefix is a usage error naming every option it could mean,
  * and nothing runs: the command would leave a file behind. */
 static void ambiguous(const char *prefix, const char *const *candidates, const char *trace)
@@ -507,6 +564,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_build);
 	tcase_add_test(tc, test_sbxrun_refused);
 	tcase_add_test(tc, test_sbxrun_options);
+	tcase_add_test(tc, test_sbxrun_planted_symlink);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);
 	tcase_add_test(tc, test_sbxrun_names_escaped);
 	tcase_add_test(tc, test_sbxrun_option_syntax);

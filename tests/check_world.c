@@ -30,6 +30,8 @@ static struct tree t;
 /* What the logger saw, and one thing to do when a directory is listed. */
 static struct {
 	int alias, dropped, expand;
+	int ignored_link;               /* SBX_EVENT_IGNORED_LINK, the last one's paths: */
+	char link_path[4096], link_path2[4096];
 	int listed;                     /* EXPAND events of `watched' */
 	const char *watched;
 	char alias_path2[4096];
@@ -43,6 +45,11 @@ static void logger(const sbx_event_t *ev, void *arg)
 	if (ev->kind == SBX_EVENT_ALIAS) {
 		seen.alias++;
 		snprintf(seen.alias_path2, sizeof(seen.alias_path2), "%s", ev->path2 ? ev->path2 : "");
+	}
+	if (ev->kind == SBX_EVENT_IGNORED_LINK) {
+		seen.ignored_link++;
+		snprintf(seen.link_path, sizeof(seen.link_path), "%s", ev->path);
+		snprintf(seen.link_path2, sizeof(seen.link_path2), "%s", ev->path2);
 	}
 	seen.dropped += ev->kind == SBX_EVENT_DROPPED;
 	seen.expand += ev->kind == SBX_EVENT_EXPAND;
@@ -74,10 +81,10 @@ static void scope_deny(sbx_scopeattr_t *s, const char *path)
 
 /* Reads path under scope: the child's verdict line ("ok", "EACCES", ...).
  * Unless the road is a documented limit, the secret is never in it. */
-static const char *reads(const sbx_scopeattr_t *s, const char *path, bool may_leak)
+static const char *does(const sbx_scopeattr_t *s, const char *op, const char *path, bool may_leak)
 {
 	static char verdict[64];
-	char *argv[] = { FSOP, "read", (char *)path, NULL }, *out = NULL, *nl;
+	char *argv[] = { FSOP, (char *)op, (char *)path, NULL }, *out = NULL, *nl;
 	int status = run_scoped(s, argv, &out);
 
 	ck_assert_msg(status > -1000, "the spawn failed: %s", sbx_strerror(-1000 - status));
@@ -90,6 +97,11 @@ static const char *reads(const sbx_scopeattr_t *s, const char *path, bool may_le
 	snprintf(verdict, sizeof(verdict), "%s", nl ? nl + 1 : out);
 	free(out);
 	return verdict;
+}
+
+static const char *reads(const sbx_scopeattr_t *s, const char *path, bool may_leak)
+{
+	return does(s, "read", path, may_leak);
 }
 
 /* A shell command run under scope, for what a confined child does. */
@@ -134,7 +146,9 @@ START_TEST(test_denied_symlink_repointed)
 END_TEST
 
 /* A re-admission through a symlink in a directory the child may write:
- * re-pointed at the whole denial, it re-admits nothing more next time. */
+ * re-pointed at the whole denial, it re-admits nothing more next time.
+ * (Its target is re-admitted as written too: alone, a path that leads
+ * into a denial through a symlink re-admits nothing, see below.) */
 START_TEST(test_allowed_symlink_repointed)
 {
 	sbx_scopeattr_t s;
@@ -146,6 +160,7 @@ START_TEST(test_allowed_symlink_repointed)
 	write_file(join(pub, "x"), "public\n", 0644);
 	ck_assert_int_eq(symlink(pub, link), 0);
 	scope_deny(&s, t.other);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, pub), 0);
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, link), 0);
 	ck_assert_str_eq(reads(&s, join(pub, "x"), false), "ok");
 	ck_assert_str_eq(reads(&s, t.secret, false), "EACCES");
@@ -153,6 +168,177 @@ START_TEST(test_allowed_symlink_repointed)
 	ck_assert_int_eq(child_sh(&s, cmd), 0);
 	ck_assert_str_eq(reads(&s, t.secret, false), "EACCES");
 	ck_assert_str_eq(reads(&s, join(pub, "x"), false), "ok");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- 3b: a symlink into a denial, planted for a scope built anew --------- */
+
+/* The scope a program builds anew from the same configuration at every
+ * run (sbxrun, a build tool): the projects denied, mine re-admitted, and a
+ * cache re-admitted where the child may write. */
+static void scope_runs(sbx_scopeattr_t *s, const char *cache, int flags)
+{
+	scope_deny(s, t.projects);
+	ck_assert_int_eq(sbx_scopeattr_addallow(s, t.mine), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(s, cache), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, flags), 0);
+}
+
+static const char *scratch(const char *name)
+{
+	static char path[2][4096];
+	static int i;
+
+	mkdir(join(t.top, "scratch"), 0755);
+	i = !i;
+	snprintf(path[i], sizeof(path[i]), "%s/scratch/%s", t.top, name);
+	return path[i];
+}
+
+/* The first run's child plants cache -> other, in a place it may write;
+ * the same scope grants nothing more for it, and neither does the scope
+ * the next run builds anew: the re-admission is left out, named as written
+ * with where it led, and the outcome says so. */
+START_TEST(test_planted_symlink_next_scope)
+{
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	const char *cache = scratch("cache");
+	char cmd[8192];
+	bool listed = false;
+
+	REQUIRE_LANDLOCK();
+	scope_runs(&s, cache, 0);
+	snprintf(cmd, sizeof(cmd), "ln -s %s %s", t.other, cache);
+	ck_assert_int_eq(child_sh(&s, cmd), 0);
+	ck_assert_str_eq(reads(&s, t.secret, false), "EACCES");
+	ck_assert_int_eq(seen.ignored_link, 0);
+	sbx_scopeattr_destroy(&s);
+
+	scope_runs(&s, cache, 0);
+	ck_assert_str_eq(reads(&s, t.secret, false), "EACCES");
+	ck_assert_int_ge(seen.ignored_link, 1);
+	ck_assert_str_eq(seen.link_path, cache);
+	ck_assert_str_eq(seen.link_path2, t.other);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_NARROWED);
+	for (unsigned i = 0; i < oc.dropped; i++)
+		listed |= !strcmp(oc.dropped_paths[i], t.other);
+	ck_assert_msg(listed, "%s not among the dropped paths", t.other);
+	ck_assert_str_eq(reads(&s, join(cache, "secret"), false), "EACCES");
+	/* What is re-admitted as written still is. */
+	ck_assert_str_eq(reads(&s, join(t.mine, "file"), false), "ok");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* Under SBX_SCOPE_STRICT such a scope is refused: nothing runs. */
+START_TEST(test_planted_symlink_strict)
+{
+	sbx_scopeattr_t s;
+	const char *cache = scratch("cache");
+	char *argv[] = { FSOP, "read", t.secret, NULL }, *out = NULL;
+
+	REQUIRE_LANDLOCK();
+	ck_assert_int_eq(symlink(t.other, cache), 0);
+	scope_runs(&s, cache, SBX_SCOPE_STRICT);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), EINVAL);
+	ck_assert_int_eq(seen.ignored_link, 1);
+	ck_assert_int_eq(run_scoped(&s, argv, &out), -1000 - EINVAL);
+	ck_assert_int_eq(seen.ignored_link, 2);
+	ck_assert_str_eq(seen.link_path, cache);
+	ck_assert_str_eq(seen.link_path2, t.other);
+	ck_assert_ptr_null(out && strstr(out, SECRET) ? out : NULL);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* path (re-admitted, or read-only) leads into the denial of the projects
+ * through a symlink, to other: left out, whether it is added before or
+ * after the denial, with one event naming it and other. */
+static void left_out(const char *path, bool readonly, bool first)
+{
+	int (*add)(sbx_scopeattr_t *, const char *) =
+		readonly ? sbx_scopeattr_addreadonly : sbx_scopeattr_addallow;
+	sbx_scopeattr_t s;
+
+	seen.ignored_link = 0;
+	scope_deny(&s, NULL);
+	ck_assert_int_eq(first ? add(&s, path) : sbx_scopeattr_adddeny(&s, t.projects), 0);
+	ck_assert_int_eq(first ? sbx_scopeattr_adddeny(&s, t.projects) : add(&s, path), 0);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
+	ck_assert_str_eq(reads(&s, t.secret, false), "EACCES");
+	ck_assert_msg(seen.ignored_link == 1, "%s: %d events", path, seen.ignored_link);
+	ck_assert_str_eq(seen.link_path, path);
+	ck_assert_str_eq(seen.link_path2, t.other);
+	sbx_scopeattr_destroy(&s);
+}
+
+/* The symlink as the last component, in one on the way, relative, a
+ * chain of them; a re-admission or a read-only path. */
+START_TEST(test_symlink_into_denial_forms)
+{
+	REQUIRE_LANDLOCK();
+	ck_assert_int_eq(symlink(t.other, scratch("last")), 0);
+	left_out(scratch("last"), false, false);
+	left_out(scratch("last"), false, true);
+	left_out(scratch("last"), true, false);
+	ck_assert_int_eq(symlink(t.projects, scratch("way")), 0);
+	left_out(scratch("way/other"), false, true);
+	ck_assert_int_eq(symlink("../projects/other", scratch("rel")), 0);
+	left_out(scratch("rel"), false, false);
+	ck_assert_int_eq(symlink("rel", scratch("chain2")), 0);
+	ck_assert_int_eq(symlink(scratch("chain2"), scratch("chain1")), 0);
+	left_out(scratch("chain1"), true, true);
+}
+END_TEST
+
+/* Through a symlink, a path that widens no denial stays: one that leads
+ * outside every denial (as before), one whose target is re-admitted as
+ * written with as much (it adds nothing), a read-only one whose target lies
+ * in a re-admission (it narrows).  One that would make a target the scope
+ * re-admits read-only writable is left out. */
+START_TEST(test_symlink_that_widens_nothing)
+{
+	sbx_scopeattr_t s;
+	char outside[4096];
+
+	REQUIRE_LANDLOCK();
+	snprintf(outside, sizeof(outside), "%s/outside", t.top);
+	mkdir(outside, 0755);
+	write_file(join(outside, "f"), "outside\n", 0644);
+	ck_assert_int_eq(symlink(outside, scratch("out")), 0);
+	ck_assert_int_eq(symlink(t.other, scratch("in")), 0);
+	ck_assert_int_eq(symlink(t.secret, scratch("sec")), 0);
+
+	scope_deny(&s, t.projects);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, scratch("out")), 0);
+	ck_assert_str_eq(reads(&s, join(outside, "f"), false), "ok");
+	ck_assert_str_eq(does(&s, "write", join(outside, "f"), false), "EACCES");
+	sbx_scopeattr_destroy(&s);
+
+	scope_deny(&s, t.projects);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, scratch("in")), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
+	ck_assert_str_eq(reads(&s, t.secret, true), "ok");
+	sbx_scopeattr_destroy(&s);
+
+	scope_deny(&s, t.projects);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, scratch("sec")), 0);
+	ck_assert_str_eq(reads(&s, t.secret, true), "ok");
+	ck_assert_str_eq(does(&s, "write", t.secret, true), "EACCES");
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(seen.ignored_link, 0);
+
+	scope_deny(&s, t.projects);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.other), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, scratch("in")), 0);
+	ck_assert_str_eq(reads(&s, t.secret, true), "ok");
+	ck_assert_str_eq(does(&s, "write", t.secret, true), "EACCES");
+	ck_assert_int_ge(seen.ignored_link, 1);
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
@@ -545,6 +731,10 @@ TCase *tcase_escape_world(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_denied_symlink_repointed);
 	tcase_add_test(tc, test_allowed_symlink_repointed);
+	tcase_add_test(tc, test_planted_symlink_next_scope);
+	tcase_add_test(tc, test_planted_symlink_strict);
+	tcase_add_test(tc, test_symlink_into_denial_forms);
+	tcase_add_test(tc, test_symlink_that_widens_nothing);
 	tcase_add_test(tc, test_thread_mount_namespace);
 	tcase_add_test(tc, test_thread_own_fd_table);
 	tcase_add_test(tc, test_overlay_second_name);

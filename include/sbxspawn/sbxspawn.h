@@ -152,9 +152,11 @@ enum sbx_event_kind {
 	SBX_EVENT_PRIVILEGED,    /* the child keeps uid 0 or capabilities (once per process) */
 	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR or the working directory: path */
 	SBX_EVENT_FAILED,        /* the scope could not be compiled at path: nothing ran */
-	SBX_EVENT_VANISHED       /* how many entries (path: the first directory) vanished or
+	SBX_EVENT_VANISHED,      /* how many entries (path: the first directory) vanished or
 	                            changed while the scope was compiled; each was an
 	                            SBX_EVENT_DROPPED with error ENOENT or ESTALE */
+	SBX_EVENT_IGNORED_LINK   /* a re-admitting or read-only path (path, as written) led
+	                            through a symlink into a denial (path2) and was not applied */
 };
 
 typedef struct sbx_event {
