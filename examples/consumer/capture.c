@@ -17,12 +17,13 @@
 
 extern char **environ;
 
-/* What the outcome does not say already: denials not applied, second names
- * of denied paths, controls this kernel cannot enforce. */
+/* What the outcome does not say already: denials not applied, paths left
+ * out for leading into a denial through a symlink, second names of denied
+ * paths, controls this kernel cannot enforce. */
 static void note(const sbx_event_t *ev, void *arg)
 {
-	if (ev->kind == SBX_EVENT_IGNORED_DENY || ev->kind == SBX_EVENT_ALIAS ||
-	    ev->kind == SBX_EVENT_DOWNGRADED)
+	if (ev->kind == SBX_EVENT_IGNORED_DENY || ev->kind == SBX_EVENT_IGNORED_LINK ||
+	    ev->kind == SBX_EVENT_ALIAS || ev->kind == SBX_EVENT_DOWNGRADED)
 		fprintf(arg, "capture: note: %s\n", ev->message);
 }
 
