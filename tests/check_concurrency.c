@@ -59,6 +59,8 @@ START_TEST(test_threads)
 	pthread_t t[THREADS];
 	int before = count_fds();
 
+	SKIP_IF_EMULATED_THREADS();
+
 	for (int i = 0; i < THREADS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, spawner, NULL), 0);
 	for (int i = 0; i < THREADS; i++) {
@@ -134,6 +136,8 @@ START_TEST(test_signal_flood)
 	char *argv[] = { "true", NULL };
 	pthread_t t;
 	int before = count_fds();
+
+	SKIP_IF_EMULATED_THREADS();
 
 	start_flood(&t);
 	for (int i = 0; i < SPAWNS; i++) {
@@ -221,6 +225,8 @@ START_TEST(test_stress_with_reaper)
 	char *dir = make_tmpdir();
 	int before;
 
+	SKIP_IF_EMULATED_THREADS();
+
 	sbx_scopeattr_init(&fresh);
 	sbx_scopeattr_init(&compiled);
 	sbx_scopeattr_setlogger(&fresh, quiet, NULL);
@@ -300,6 +306,8 @@ START_TEST(test_cancel_inside_spawn)
 	pid_t pid;
 	int before = count_fds();
 
+	SKIP_IF_EMULATED_THREADS();
+
 	/* The cancel is asked for by an event of the compile. */
 	REQUIRE_LANDLOCK();
 	sbx_scopeattr_init(&s);
@@ -345,6 +353,8 @@ START_TEST(test_cancel_stress)
 	char *dir = make_tmpdir(), *argv[] = { "true", NULL };
 	int before, rounds = 200 / scale();
 	pid_t pid;
+
+	SKIP_IF_EMULATED_THREADS();
 
 	sbx_scopeattr_init(&s);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
@@ -468,6 +478,8 @@ START_TEST(test_blocked_file_action)
 	pthread_t a;
 	int compiled = -1, tries = 0;
 
+	SKIP_IF_EMULATED_THREADS();
+
 	char *dir = make_tmpdir();
 
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
@@ -526,6 +538,8 @@ START_TEST(test_kept_while_spawning)
 	char what[512] = "";
 	pthread_t t;
 	struct timespec start, now;
+
+	SKIP_IF_EMULATED_THREADS();
 
 	for (int fd = 3; fd < 64 && nfree < 4; fd++)
 		if (fcntl(fd, F_GETFD) < 0)
