@@ -178,10 +178,13 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_STREAMS 0x2  /* inet stream sockets but TCP's (MPTCP, SMC), AF_SMC */
 #define SBX_CLOSE_FASTOPEN 0x4 /* MSG_FASTOPEN: a connect hidden in a send */
 #define SBX_CLOSE_TCP 0x8      /* every TCP (and MPTCP) socket */
+#define SBX_CLOSE_TERMINAL 0x10 /* ioctl TIOCSTI and TIOCLINUX: input pushed into a terminal */
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */
 bool sbx__seccomp_supported(void);
+/* Whether the kernel takes filters from this process (asked once). */
+bool sbx__seccomp_kernel(void);
 /* The filter closing what `closed' says, or NULL with errno set. */
 struct sock_fprog *sbx__seccomp_build(int closed);
 void sbx__seccomp_free(struct sock_fprog *prog);

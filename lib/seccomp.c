@@ -12,9 +12,19 @@
  *   for sendmsg and sendmmsg included), and, where no TCP at all is
  *   allowed, the TCP socket itself (listen(2) on an unbound one would take
  *   a port without bind(2)).  A list of what TCP is, not of what it is not:
- *   a stream protocol the kernel learns later is closed too.
+ *   a stream protocol the kernel learns later is closed too;
+ * - for every scoped spawn, the terminal: ioctl(TIOCSTI) pushes input into
+ *   a terminal the child inherits, which the shell that started it reads
+ *   and runs, unconfined, once the child is gone; TIOCLINUX does the same
+ *   on a virtual console (its selection set, then pasted).  TIOCLINUX's
+ *   subcommand is a byte its argument points to, which a filter cannot
+ *   read: it fails whole (a confined program has no business with the
+ *   console's selection, blanking or keyboard modes either).  The command
+ *   is compared as the kernel reads it, as 32 bits: set high bits change
+ *   nothing.  Every other ioctl passes (modes, window size, job control).
  *
- * A filter is built per compile from what the scope asks, as a list of
+ * A filter is built per compile from what the scope asks (and the
+ * terminal's rule, which every scope has), as a list of
  * rules "system call nr, its arguments matching, fails with errno", for the
  * native architecture and its compat one (whose socketcall(2) hides its
  * arguments: it fails whole for the calls a rule would look into).
@@ -23,10 +33,13 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "compat/kernel.h"
 #include "internal.h"
@@ -40,6 +53,10 @@
 #ifndef MSG_FASTOPEN
 #define MSG_FASTOPEN 0x20000000
 #endif
+/* The terminal's injecting commands: the same numbers in every ABI of the
+ * two architectures (the generic ones; x86 shares them). */
+#define IOCTL_TIOCSTI 0x5412U
+#define IOCTL_TIOCLINUX 0x541cU
 
 /* System call numbers of the two ABIs of each architecture. */
 struct abi {
@@ -47,17 +64,18 @@ struct abi {
 	unsigned mask;     /* x32 calls carry bit 30 */
 	int socket, sendto, sendmsg, sendmmsg, socketcall; /* -1: none */
 	int sendmsg2, sendmmsg2; /* another number for the same call: x32's own */
+	int ioctl, ioctl2;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538 },
-	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1 },
+	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514 },
+	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1 },
-	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1 },
+	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1 },
+	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -77,6 +95,26 @@ bool sbx__seccomp_supported(void)
 #else
 	return false;
 #endif
+}
+
+/* Whether the kernel takes a filter from this process: one read from NULL
+ * fails with EFAULT where it would be taken; EINVAL says the kernel has
+ * no filters, ENOSYS no seccomp (an emulator's answer too), anything else
+ * a filter above this process that forbids seccomp(2).  Asked once per
+ * process; a child inherits what it would meet. */
+bool sbx__seccomp_kernel(void)
+{
+	static atomic_int known; /* 0: not asked; 1: takes filters; 2: does not */
+	int k = atomic_load(&known), saved = errno;
+
+	if (!k) {
+		long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL);
+
+		k = r < 0 && errno == EFAULT ? 1 : 2;
+		errno = saved;
+		atomic_store(&known, k);
+	}
+	return k == 1;
 }
 
 /* ---- assembling --------------------------------------------------------- */
@@ -172,7 +210,12 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	const struct test socketcalls = { 0, ~0U, { 1 /* SOCKET */, 11 /* SENDTO */, 16 /* SENDMSG */ },
 		                          3, false };
 	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1, false };
+	const struct test injects = { 1, ~0U, { IOCTL_TIOCSTI, IOCTL_TIOCLINUX }, 2, false };
 
+	if (closed & SBX_CLOSE_TERMINAL) {
+		rule(p, a, a->ioctl, &injects, 1, EPERM);
+		rule(p, a, a->ioctl2, &injects, 1, EPERM);
+	}
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
 			rule(p, a, nr, NULL, 0, EPERM);

@@ -2,8 +2,9 @@
  * for: the one closing io_uring, its check of the architecture and of the
  * system call number, read by an interpreter of classic BPF (which runs
  * anywhere, an emulator included), and installed in the kernel where the
- * kernel takes it; and the one closing TCP's other roads, read for every
- * protocol and family the kernel may know, x32's own numbers included. */
+ * kernel takes it; the one closing TCP's other roads, read for every
+ * protocol and family the kernel may know, x32's own numbers included; and
+ * the terminal's, every scope's, read for every number of ioctl. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -36,15 +38,20 @@
 
 #define IO_URING_SETUP 425
 
+/* Instructions the last run took. */
+static unsigned executed;
+
 /* What the filter answers for one system call: the kernel's reading of a
  * classic BPF program, for the instructions the library emits. */
 static uint32_t run(const struct sock_fprog *prog, const struct seccomp_data *d)
 {
 	uint32_t a = 0;
 
+	executed = 0;
 	for (unsigned pc = 0; pc < prog->len; pc++) {
 		const struct sock_filter *f = &prog->filter[pc];
 
+		executed++;
 		switch (f->code) {
 		case BPF_LD | BPF_W | BPF_ABS:
 			ck_assert_msg(f->k + 4 <= sizeof(*d) && f->k % 4 == 0, "load at %u", f->k);
@@ -177,6 +184,91 @@ START_TEST(test_tcp_roads_read)
 }
 END_TEST
 
+#if defined(__x86_64__)
+#define NR_IOCTL 16
+#define NR_IOCTL_X32 (514 | 0x40000000)
+#elif defined(__aarch64__)
+#define NR_IOCTL 29
+#endif
+#define NR_IOCTL_COMPAT 54
+
+/* The terminal, closed for every scope: TIOCSTI and TIOCLINUX fail, read
+ * as the kernel reads a command (32 bits), on every number of ioctl; every
+ * other command passes. */
+START_TEST(test_terminal_read)
+{
+#ifdef ARCH_NATIVE
+	const int closed[2] = { SBX_CLOSE_TERMINAL, SBX_CLOSE_TERMINAL | SBX_CLOSE_IO_URING |
+	                                            SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN };
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+	const int ioctls[2] = { NR_IOCTL, NR_IOCTL_COMPAT };
+	const unsigned long passes[] = { TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ,
+		                         TIOCGPGRP, TIOCSPGRP, TIOCSCTTY, TCFLSH, TCSBRK, FIONREAD,
+		                         TIOCGSID, TIOCNOTTY, TIOCSTI + 1, TIOCSTI - 1 };
+	const uint64_t high = 0xffffffff00000000ULL;
+
+	ck_assert_uint_eq(TIOCSTI, 0x5412);
+	ck_assert_uint_eq(TIOCLINUX, 0x541c);
+	for (int c = 0; c < 2; c++) {
+		struct sock_fprog *prog = sbx__seccomp_build(closed[c]);
+
+		ck_assert_ptr_nonnull(prog);
+		for (int i = 0; i < 2; i++) {
+			uint32_t arch = arches[i];
+			int nr = ioctls[i];
+
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, 0, TIOCSTI, 0, 0), DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, 0, TIOCLINUX, 0, 0), DENIED);
+			/* Set high bits do not make another command. */
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, 0, TIOCSTI | high, 0, 0), DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr, 0, TIOCLINUX | high, 0, 0),
+			                  DENIED);
+			for (size_t k = 0; k < sizeof(passes) / sizeof(passes[0]); k++)
+				ck_assert_uint_eq(verdict_args(prog, arch, nr, 0, passes[k], 0, 0),
+				                  SECCOMP_RET_ALLOW);
+		}
+		/* The same command to another call passes: its second argument
+		 * is no command there. */
+		ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL + 1, 0, TIOCSTI, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, NR_IOCTL_COMPAT + 1, 0, TIOCSTI, 0,
+		                               0),
+		                  SECCOMP_RET_ALLOW);
+#if defined(__x86_64__)
+		/* x32: its own ioctl, and the native number with bit 30. */
+		ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL_X32, 0, TIOCSTI, 0, 0),
+		                  DENIED);
+		ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL_X32, 0, TIOCLINUX | high,
+		                               0, 0),
+		                  DENIED);
+		ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL_X32, 0, TCSETS, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL | 0x40000000, 0, TIOCSTI,
+		                               0, 0),
+		                  DENIED);
+		/* i386's 16 is lchown: not an ioctl. */
+		ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, 16, 0, TIOCSTI, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+#endif
+		sbx__seccomp_free(prog);
+	}
+	/* The cost: a few instructions in all, a few run per call. */
+	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_TERMINAL);
+
+	ck_assert_uint_le(prog->len, 32);
+	ck_assert_uint_eq(verdict(prog, ARCH_NATIVE, SYS_getpid), SECCOMP_RET_ALLOW);
+	ck_assert_uint_le(executed, 12);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL, 0, TCGETS, 0, 0),
+	                  SECCOMP_RET_ALLOW);
+	ck_assert_uint_le(executed, 14);
+	sbx__seccomp_free(prog);
+#else
+	ck_assert_ptr_null(sbx__seccomp_build(SBX_CLOSE_TERMINAL));
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
+
 START_TEST(test_arch_check_read)
 {
 #ifdef ARCH_NATIVE
@@ -296,6 +388,9 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tcp");
 	tcase_add_test(tc, test_tcp_roads_read);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("terminal");
+	tcase_add_test(tc, test_terminal_read);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);

@@ -202,6 +202,25 @@ static void status_privilege(void)
 		       (unsigned)uid, caps ? ", with capabilities" : "");
 }
 
+/* Whether a filter can keep a command from pushing input into its
+ * terminal: the library's filters are known on these two architectures,
+ * and a kernel that takes filters from this process reads one from NULL
+ * (EFAULT). */
+static void status_terminal(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	bool filters = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL) < 0 && errno == EFAULT;
+#else
+	bool filters = false;
+#endif
+
+	if (filters)
+		printf("terminal: input pushed into it (TIOCSTI, TIOCLINUX) fails for every command\n");
+	else
+		printf("terminal: a command may push input into it (TIOCSTI): no seccomp filter can be "
+		       "installed here\n");
+}
+
 static int status(int require)
 {
 	long abi = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -242,6 +261,7 @@ static int status(int require)
 			printf("errata: not reported by this kernel\n");
 	}
 	status_privilege();
+	status_terminal();
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1)
 		printf("no_new_privs: already set on this process\n");
 	else if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) == 0)
