@@ -24,6 +24,7 @@ Suite *suite_confine(void);
 Suite *suite_outcomes(void);
 Suite *suite_sbxrun(void);
 Suite *suite_controls(void);
+Suite *suite_channels(void);
 Suite *suite_terminal(void);
 Suite *suite_errors(void);
 Suite *suite_escape(void);

@@ -25,6 +25,7 @@ int main(void)
 	srunner_add_suite(sr, suite_outcomes());
 	srunner_add_suite(sr, suite_sbxrun());
 	srunner_add_suite(sr, suite_controls());
+	srunner_add_suite(sr, suite_channels());
 	srunner_add_suite(sr, suite_terminal());
 	srunner_add_suite(sr, suite_errors());
 	srunner_add_suite(sr, suite_escape());

@@ -6,12 +6,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -198,6 +201,24 @@ int main(int argc, char **argv)
 		}
 		closedir(d);
 		return 0;
+	}
+	if (!strcmp(op, "sysv-shm")) {
+		/* A System V segment, by key: what it holds, on stderr. */
+		int id = shmget((key_t)strtol(a, NULL, 0), 0, 0);
+		const char *p = id < 0 ? NULL : shmat(id, NULL, SHM_RDONLY);
+		if (!p || p == (void *)-1)
+			return done(-1);
+		fprintf(stderr, "%.64s", p);
+		return done(0);
+	}
+	if (!strcmp(op, "mqueue")) {
+		/* A POSIX message queue, by name: its first message, on stderr. */
+		mqd_t q = mq_open(a, O_RDONLY | O_NONBLOCK);
+		ssize_t n = q == (mqd_t)-1 ? -1 : mq_receive(q, buf, sizeof(buf) - 1, NULL);
+		if (n < 0)
+			return done(-1);
+		fprintf(stderr, "%.*s", (int)n, buf);
+		return done(0);
 	}
 	fprintf(stderr, "fsop: unknown operation %s\n", op);
 	return 2;

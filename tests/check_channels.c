@@ -1,0 +1,225 @@
+/* Channels that are not paths, as the inventory of sbxspawn(7) lists them:
+ * set-user-ID programs and POSIX message queues, closed by default, and
+ * System V IPC, not mediated: shown open to a confined child, so that the
+ * page changes the day it closes, beside the remedy the page names. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <mqueue.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define FSOP HELPER_DIR "/fsop"
+
+static void quiet(const sbx_event_t *event, void *arg)
+{
+	(void)event;
+	(void)arg;
+}
+
+/* A scope denying a directory of its own, under uid and gid 65534 when
+ * nobody is set: the remedy the inventory names for these channels. */
+static void scope_for(sbx_scopeattr_t *s, const char *deny, bool nobody)
+{
+	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(s, deny), 0);
+	sbx_scopeattr_setlogger(s, quiet, NULL);
+	if (nobody)
+		ck_assert_int_eq(sbx_scopeattr_setids(s, 65534, 65534), 0);
+}
+
+/* What fsop printed for op and arg under scope (its result and what it
+ * read), malloc'd. */
+static char *fsop(const sbx_scopeattr_t *s, const char *op, const char *arg)
+{
+	char *argv[] = { FSOP, (char *)op, (char *)arg, NULL }, *out = NULL;
+
+	run_scoped(s, argv, &out);
+	ck_assert_ptr_nonnull(out);
+	return out;
+}
+
+static void assert_reads(char *out, const char *what)
+{
+	ck_assert_msg(strstr(out, "ok") && strstr(out, what), "expected %s read, got: %s", what, out);
+	free(out);
+}
+
+static void assert_refused(char *out)
+{
+	ck_assert_msg(strstr(out, "EACCES") && !strstr(out, "the-secret"),
+	              "expected EACCES, got: %s", out);
+	free(out);
+}
+
+/* Not mediated: a System V segment of the caller's user is reachable by
+ * key, whatever the scope; another uid closes it (mode 0600). */
+START_TEST(test_limit_sysv_ipc)
+{
+	key_t key = (key_t)(0x5b000000 | (getpid() & 0xffffff));
+	char *deny = make_tmpdir(), arg[32];
+	sbx_scopeattr_t s;
+	int id;
+	char *p;
+
+	REQUIRE_LANDLOCK();
+	id = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	ck_assert_int_ge(id, 0);
+	p = shmat(id, NULL, 0);
+	ck_assert_ptr_ne(p, (void *)-1);
+	strcpy(p, "the-secret");
+	snprintf(arg, sizeof(arg), "%#x", (unsigned)key);
+	scope_for(&s, deny, false);
+	assert_reads(fsop(&s, "sysv-shm", arg), "the-secret");
+	sbx_scopeattr_destroy(&s);
+	if (nobody_can_run(FSOP, __func__, "under another uid")) {
+		scope_for(&s, deny, true);
+		assert_refused(fsop(&s, "sysv-shm", arg));
+		sbx_scopeattr_destroy(&s);
+	}
+	shmdt(p);
+	shmctl(id, IPC_RMID, NULL);
+	rm_rf(deny);
+	free(deny);
+}
+END_TEST
+
+/* Closed by default: a POSIX message queue is opened by name, through the
+ * kernel's own mount of the queues, which no rule grants: a Landlock
+ * domain that handles reading refuses it (the caller's own children, with
+ * no scope, read it). */
+START_TEST(test_posix_mqueue_closed)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
+	char *deny = make_tmpdir(), name[64];
+	sbx_scopeattr_t s;
+	mqd_t q;
+
+	REQUIRE_LANDLOCK();
+	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
+	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+	if (q == (mqd_t)-1 && (errno == ENOSYS || errno == ENOENT)) {
+		fprintf(stderr, "SKIP %s: no POSIX message queues here (%s)\n", __func__,
+		        strerror(errno));
+		goto out;
+	}
+	ck_assert_int_ne(q, (mqd_t)-1);
+	ck_assert_int_eq(mq_send(q, "the-secret", 10, 0), 0);
+	assert_reads(fsop(NULL, "mqueue", name), "the-secret");
+	ck_assert_int_eq(mq_send(q, "the-secret", 10, 0), 0);
+	scope_for(&s, deny, false);
+	assert_refused(fsop(&s, "mqueue", name));
+	sbx_scopeattr_destroy(&s);
+	mq_close(q);
+	mq_unlink(name);
+out:
+	rm_rf(deny);
+	free(deny);
+}
+END_TEST
+
+/* What the set-user-ID copy printed when run by uid 65534 without the
+ * library: it takes uid 0 back (the test can fail). */
+static char *regain_unconfined(const char *prog, const char *file)
+{
+	char buf[256];
+	int p[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(3);
+		execl(prog, prog, "regain-openw", file, (char *)NULL);
+		_exit(4);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return strdup(buf);
+}
+
+/* Closed by default: a set-user-ID-root program run by a confined child
+ * gains nothing (no_new_privs), under another uid too. */
+START_TEST(test_setuid_program_gains_nothing)
+{
+	char *dir, *deny, prog[4096], file[4096], *out;
+	struct statvfs vfs;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root, to make a set-user-ID-root program\n",
+		        __func__);
+		return;
+	}
+	dir = make_tmpdir();
+	deny = make_tmpdir();
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) {
+		fprintf(stderr, "SKIP %s: %s is on a nosuid mount\n", __func__, dir);
+		goto out;
+	}
+	snprintf(prog, sizeof(prog), "%s/fsop", dir);
+	snprintf(file, sizeof(file), "%s/root-only", dir);
+	write_file(file, "root's only\n", 0600);
+	{
+		char *cp[] = { "/bin/cp", FSOP, prog, NULL };
+		ck_assert_int_eq(run_scoped(NULL, cp, NULL), 0);
+	}
+	ck_assert_int_eq(chown(prog, 0, 0), 0);
+	ck_assert_int_eq(chmod(prog, 04755), 0);
+	if (!nobody_can_run(prog, __func__, "a set-user-ID program"))
+		goto out;
+	out = regain_unconfined(prog, file);
+	ck_assert_msg(strstr(out, "ok"), "the set-user-ID copy did not work unconfined: %s", out);
+	free(out);
+	scope_for(&s, deny, true);
+	{
+		char *argv[] = { prog, "regain-openw", file, NULL };
+		char *said = NULL;
+
+		run_scoped(&s, argv, &said);
+		ck_assert_msg(said && strstr(said, "EPERM"), "the confined copy said: %s", said);
+		free(said);
+	}
+	sbx_scopeattr_destroy(&s);
+out:
+	rm_rf(dir);
+	rm_rf(deny);
+	free(dir);
+	free(deny);
+}
+END_TEST
+
+Suite *suite_channels(void)
+{
+	Suite *s = suite_create("channels");
+	TCase *tc = tcase_create("channels");
+
+	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	tcase_add_test(tc, test_setuid_program_gains_nothing);
+	tcase_add_test(tc, test_limit_sysv_ipc);
+	tcase_add_test(tc, test_posix_mqueue_closed);
+	suite_add_tcase(s, tc);
+	return s;
+}
