@@ -889,11 +889,8 @@ START_TEST(test_bind_mount_subdir_denied_name)
 	struct aliases seen = { 0 };
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+	if (!private_mounts(__func__))
 		return;
-	}
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_int_eq(mkdir(alias, 0755), 0);
 	write_file(in(sub, "key"), SECRET "\n", 0644);

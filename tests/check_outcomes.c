@@ -106,17 +106,6 @@ START_TEST(test_dropped_grant_vanished)
 }
 END_TEST
 
-/* In a private mount namespace (root only). */
-static bool private_mounts(const char *name)
-{
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", name);
-		return false;
-	}
-	return true;
-}
-
 START_TEST(test_dropped_grant_add_rule_error)
 {
 	struct tree t;
@@ -436,11 +425,8 @@ START_TEST(test_bind_mount_alias)
 	char beside[4096], up[4096], inside[4096], *out;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+	if (!private_mounts(__func__))
 		return;
-	}
-	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	tree_make(&t);
 	/* A second name of the denied directory beside it, one of its parent
 	 * in an expanded directory above, and one inside a granted directory. */
@@ -619,11 +605,11 @@ START_TEST(test_no_mount_table)
 	scope_make(&s, &seen, t.other);
 	/* Without /proc no second name can be told apart: the spawn fails,
 	 * it does not grant blind. */
-	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
+	hide_proc();
 	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), ENOENT);
 	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
 	/* Back, for whatever reads it at exit (a leak checker does). */
-	ck_assert_int_eq(mount("proc", "/proc", "proc", 0, NULL), 0);
+	show_proc();
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }
@@ -649,12 +635,12 @@ START_TEST(test_allow_only_without_proc)
 	argv[1] = t.secret;
 	scope_make(&s, &seen, NULL);
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
-	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
+	hide_proc();
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/cat", NULL, NULL, &s, argv, environ), 0);
 	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
-	ck_assert_int_eq(mount("proc", "/proc", "proc", 0, NULL), 0);
+	show_proc();
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }

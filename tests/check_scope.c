@@ -231,11 +231,8 @@ START_TEST(test_fresh_reuse_sees_mounts)
 	int status;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make a mount namespace here\n", __func__);
+	if (!private_mounts(__func__))
 		return;
-	}
 	src = make_tmpdir();
 	tree_make(&t);
 	write_file(join(src, "mounted"), "m\n", 0644);

@@ -5,12 +5,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -284,6 +286,165 @@ bool nobody_can_run(const char *path, const char *test, const char *part)
 	fprintf(stderr, "SKIP %s (%s): uid 65534 cannot execute %s: build where other users may "
 	        "search the tree\n", test, part, path);
 	return false;
+}
+
+/* ---- a mount namespace of the test's own -------------------------------- */
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case EINVAL: return "EINVAL";
+	case ENOSPC: return "ENOSPC";
+	case EUSERS: return "EUSERS";
+	case ENOMEM: return "ENOMEM";
+	case ENOSYS: return "ENOSYS";
+	case ENOENT: return "ENOENT";
+	default: return "E?";
+	}
+}
+
+/* The first line of a file under /proc, or false where it cannot be read. */
+static bool proc_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok = f && fgets(buf, (int)size, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* What governs user namespaces here, appended to why: the sysctls that
+ * limit them (where the kernel has them), a seccomp filter on this
+ * process; and unless one of these, or the error itself (explained),
+ * accounts for the refusal, what else may. */
+static void userns_limits(char *why, size_t size, bool explained)
+{
+	static const struct {
+		const char *path, *name, *forbids;
+	} knobs[] = {
+		{ "/proc/sys/kernel/unprivileged_userns_clone", "kernel.unprivileged_userns_clone", "0" },
+		{ "/proc/sys/user/max_user_namespaces", "user.max_user_namespaces", "0" },
+		{ "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+		  "kernel.apparmor_restrict_unprivileged_userns", "1" },
+	};
+	char value[256], line[256];
+	bool forbidden = explained;
+	size_t n = strlen(why);
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && n < size; i++)
+		if (proc_line(knobs[i].path, value, sizeof(value))) {
+			forbidden |= !strcmp(value, knobs[i].forbids);
+			n += (size_t)snprintf(why + n, size - n, "; %s = %s", knobs[i].name, value);
+		}
+	if ((f = fopen("/proc/self/status", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Seccomp:", 8) && atoi(line + 8) != 0 && n < size) {
+				forbidden = true;
+				n += (size_t)snprintf(why + n, size - n, "; a seccomp filter is on this "
+				                      "process (a container's?), which may refuse it");
+			}
+		fclose(f);
+	}
+	if (!forbidden && n < size)
+		snprintf(why + n, size - n, "; no sysctl or seccomp filter here forbids it: a "
+		         "security module, a chroot or a container may");
+}
+
+/* Writes one line to a file of /proc/self; 0 or the error number. */
+static int proc_write(const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/* Into a user namespace and a mount namespace of this process's own, its
+ * uid and gid mapped onto themselves; or false, and why says why not. */
+static bool enter_userns(char *why, size_t size)
+{
+	char uid_map[64], gid_map[64];
+	const char *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)", *hint = "";
+	int err = 0;
+
+	snprintf(uid_map, sizeof(uid_map), "%lu %lu 1\n", (unsigned long)geteuid(),
+	         (unsigned long)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "%lu %lu 1\n", (unsigned long)getegid(),
+	         (unsigned long)getegid());
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+		err = errno;
+	else if ((err = proc_write("/proc/self/uid_map", uid_map)))
+		step = "writing /proc/self/uid_map";
+	else if ((err = proc_write("/proc/self/setgroups", "deny\n")))
+		step = "writing /proc/self/setgroups";
+	else if ((err = proc_write("/proc/self/gid_map", gid_map)))
+		step = "writing /proc/self/gid_map";
+	if (!err)
+		return true;
+	if (err == EINVAL && !strncmp(step, "unshare", 7))
+		hint = ", the process has threads";
+	else if (err == ENOSPC)
+		hint = ", as many user namespaces as allowed exist already";
+	else if (err == EUSERS)
+		hint = ", 32 user namespaces deep already";
+	snprintf(why, size, "unshare(CLONE_NEWNS): EPERM, and no user namespace either: %s: %s "
+	         "(%s)%s", step, errno_name(err), strerror(err), hint);
+	userns_limits(why, size, *hint);
+	return false;
+}
+
+enum mount_ns private_mounts(const char *test)
+{
+	enum mount_ns ns = MOUNT_NS_PLAIN;
+	char why[2048];
+	int err;
+
+	if (unshare(CLONE_NEWNS) != 0) {
+		if ((err = errno) != EPERM) {
+			snprintf(why, sizeof(why), "unshare(CLONE_NEWNS): %s (%s)", errno_name(err),
+			         strerror(err));
+			goto skip;
+		}
+		if (!enter_userns(why, sizeof(why)))
+			goto skip;
+		ns = MOUNT_NS_USER;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		return ns;
+	err = errno;
+	snprintf(why, sizeof(why), "mount(\"/\", MS_REC|MS_PRIVATE)%s: %s (%s)",
+	         ns == MOUNT_NS_USER ? " in a user namespace of its own" : "", errno_name(err),
+	         strerror(err));
+	if (ns == MOUNT_NS_USER)
+		userns_limits(why, sizeof(why), false);
+skip:
+	fprintf(stderr, "SKIP %s: cannot make a mount namespace here: %s\n", test, why);
+	return MOUNT_NS_NONE;
+}
+
+void hide_proc(void)
+{
+	/* Not unmounted: in a user namespace, a mount that came from the
+	 * outer namespace may only be covered. */
+	ck_assert_int_eq(mount("none", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	                       "size=4k"), 0);
+	ck_assert_int_eq(access("/proc/self", F_OK), -1);
+}
+
+void show_proc(void)
+{
+	ck_assert_int_eq(umount2("/proc", MNT_DETACH), 0);
+	ck_assert_int_eq(access("/proc/self/mountinfo", R_OK), 0);
 }
 
 void tree_make(struct tree *t)

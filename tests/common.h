@@ -74,6 +74,23 @@ const char *no_landlock_why(void);
 		}                                                                     \
 	} while (0)
 
+/* Moves this test's process (Check forks one for each test, and it must
+ * have no threads yet) into a mount namespace of its own, "/" made private
+ * in it.  With CAP_SYS_ADMIN, a plain one; without, one inside a user
+ * namespace of its own that maps only this process's uid and gid, as
+ * `unshare -Urm` would, but keeping them (the tests run as who they are).
+ * There tmpfs, bind, move and overlay mounts work; mounting a block device
+ * does not, nor does unmounting what came from the outer namespace (/proc:
+ * hide_proc covers it instead).  Where neither can be made, a SKIP line
+ * says why (the system call's errno, the sysctl or the seccomp filter
+ * that forbids it) and MOUNT_NS_NONE is returned. */
+enum mount_ns { MOUNT_NS_NONE, MOUNT_NS_PLAIN, MOUNT_NS_USER };
+enum mount_ns private_mounts(const char *test);
+/* In such a namespace: /proc hidden under an empty tmpfs (every path
+ * beneath it ENOENT, as with no /proc mounted), and shown again. */
+void hide_proc(void);
+void show_proc(void);
+
 /* Installs a seccomp filter making syscall nr fail with err, for this
  * process and its children.  Under an emulator that refuses filters, the
  * test ends there, with a SKIP line. */
