@@ -6,6 +6,7 @@
 #ifndef SBX_COMPILER_H
 #define SBX_COMPILER_H
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -141,6 +142,8 @@ enum entry_kind { ENTRY_OTHER, ENTRY_GRANTED, ENTRY_NODE };
 struct entry {
 	ino_t ino;
 	uint32_t name;     /* offset in the names */
+	uint32_t proof;    /* of a grant: PROOF_NONE, PROOF_DIR, or 1 + the offset
+	                    * of its file handle in the proofs */
 	unsigned char type; /* DT_* */
 	unsigned char kind; /* enum entry_kind, once judged */
 };
@@ -150,7 +153,21 @@ struct listing {
 	size_t n, cap;
 	char *names;
 	size_t len, room;
+	unsigned char *proofs; /* file handles, each its length, type and bytes */
+	size_t plen, proom;
 };
+
+/* What will tell whether a granted inode has a name left once its granted
+ * name is unlinked (reuse.c): a directory has none (it was removed); a
+ * file, where its handle no longer opens, or opens a file with no link. */
+enum { PROOF_NONE = 0, PROOF_DIR = UINT32_MAX };
+struct proof {
+	bool dir;
+	/* A struct file_handle, handle_bytes 0 for none. */
+	unsigned char fh[sizeof(struct file_handle) + MAX_HANDLE_SZ]
+		__attribute__((aligned(__alignof__(struct file_handle))));
+};
+#define PROOF_FH(p) ((struct file_handle *)(void *)(p)->fh)
 
 /* Reads every entry of the directory open as dirfd, sorted by name.
  * 0, or the errno (EMFILE included). */
@@ -167,6 +184,14 @@ const struct entry *sbx__listing_find(const struct listing *l, const char *name)
 int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned char type,
                      enum entry_kind kind);
 void sbx__listing_sort(struct listing *l);
+/* Keeps the proof of entry e of l (its grant's); where memory runs out,
+ * none (an unlink of its name then proves nothing). */
+void sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p);
+/* The file handle kept for e, or NULL. */
+const struct file_handle *sbx__listing_handle(const struct listing *l, const struct entry *e,
+                                              struct proof *buf);
+/* Appends entry e of listing from, its name and proof copied. */
+int sbx__listing_carry(struct listing *to, const struct listing *from, const struct entry *e);
 
 struct ident;
 
@@ -210,8 +235,10 @@ enum verdict {
 	V_RECOMPILE  /* needs the places, which only a compile has */
 };
 
+/* *proof: for V_GRANTED, what later proves the inode nameless (may be
+ * NULL, for no proof). */
 enum verdict sbx__judge(const struct judge *j, int dirfd, const char *name,
-                        const struct entry *e, int *err);
+                        const struct entry *e, int *err, struct proof *proof);
 int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, const char *name);
 
 /* ---- emit.c: the walk ----------------------------------------------------- */

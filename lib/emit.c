@@ -287,9 +287,12 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 			e->kind = ENTRY_NODE;
 			continue;
 		}
-		enum verdict verdict = sbx__judge(&j, v->fd, name, e, &err);
+		struct proof proof;
+		enum verdict verdict = sbx__judge(&j, v->fd, name, e, &err, &proof);
 
 		record(cc, v, e, name, verdict, err);
+		if (verdict == V_GRANTED)
+			sbx__listing_prove(&v->l, e, &proof);
 	}
 	v->unsettled = cc->out->ndropped != dropped;
 }

@@ -249,6 +249,8 @@ struct sbx_ruleset {
 	int notify_fd;     /* inotify on the expanded directories (notify.c); -1 */
 	bool notify_failed, notify_void; /* none could be made; it proves nothing now */
 	bool notify_checked; /* known to be ours during this reuse check */
+	signed char handles; /* file handles open again here: 1, -1 not, 0 not yet
+	                      * known (judge.c) */
 	atomic_bool notify_lost;
 	struct notify_log *logs; /* by watch descriptor */
 	size_t nlogs;

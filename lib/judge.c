@@ -106,6 +106,51 @@ int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, cons
 	return 0;
 }
 
+/* ---- proofs ------------------------------------------------------------- */
+
+/* A grant holds on its inode, whatever names it has: when its granted name
+ * is unlinked, the inode may have another, beneath a denial (a link made
+ * there first).  Only a handle to the inode, taken now, can tell later:
+ * open_by_handle_at(2) fails with ESTALE once the inode is gone, and
+ * opens it, its link count said, while it is not.  Opening a file's handle
+ * needs CAP_DAC_READ_SEARCH: without it, none is taken, and an unlinked
+ * grant means a new compile (reuse.c). */
+
+/* Whether this caller may open handles of files: asked once per ruleset,
+ * with a handle of no file, which is refused (EPERM) before it is looked
+ * at where the caller may not, and else is not found. */
+static bool handles_open(struct sbx_ruleset *rs)
+{
+	struct proof p = { 0 };
+	int fd;
+
+	if (!rs->handles) {
+		PROOF_FH(&p)->handle_bytes = 8;
+		PROOF_FH(&p)->handle_type = 1; /* FILEID_INO32_GEN: inode 0 */
+		fd = open_by_handle_at(AT_FDCWD, PROOF_FH(&p), O_PATH | O_CLOEXEC);
+		rs->handles = fd < 0 && errno == EPERM ? -1 : 1;
+		if (fd >= 0)
+			close(fd);
+	}
+	return rs->handles > 0;
+}
+
+/* What will prove the granted inode open as fd nameless: a directory needs
+ * nothing; a file, its handle, if on the directory's mount, on a
+ * filesystem whose watches a reuse trusts (elsewhere it compiles). */
+static void prove(const struct judge *j, int fd, const struct statx *sx, struct proof *p)
+{
+	int mnt;
+
+	p->dir = S_ISDIR(sx->stx_mode);
+	PROOF_FH(p)->handle_bytes = 0;
+	if (p->dir || !j->trust_ino || sx->stx_mnt_id != j->mnt || !handles_open(j->rs))
+		return;
+	PROOF_FH(p)->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", PROOF_FH(p), &mnt, AT_EMPTY_PATH))
+		PROOF_FH(p)->handle_bytes = 0;
+}
+
 /* ---- judging ------------------------------------------------------------ */
 
 /* What the scope allows on a mount's root: every view of it (its own
@@ -181,7 +226,7 @@ static void say_clamped(const struct judge *j, const char *name, uint64_t allowe
 }
 
 enum verdict sbx__judge(const struct judge *j, int dirfd, const char *name,
-                        const struct entry *e, int *err)
+                        const struct entry *e, int *err, struct proof *proof)
 {
 	const struct place *why = NULL;
 	struct statx sx;
@@ -209,6 +254,8 @@ enum verdict sbx__judge(const struct judge *j, int dirfd, const char *name,
 			v = V_FAILED;
 		else if (!allowed)
 			v = V_OTHER;
+		else if (proof)
+			prove(j, fd, &sx, proof);
 	}
 	sbx__closer_add(j->closer, fd);
 	return v;

@@ -36,6 +36,54 @@ int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned ch
 	return 0;
 }
 
+/* A handle is kept as its length (one byte: MAX_HANDLE_SZ is 128), its
+ * type and its bytes. */
+void sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p)
+{
+	const struct file_handle *fh = PROOF_FH(p);
+	size_t len = 1 + sizeof(fh->handle_type) + fh->handle_bytes;
+	unsigned char *grown;
+
+	e->proof = p->dir ? PROOF_DIR : PROOF_NONE;
+	/* Without one, an unlink of the name proves nothing: no failure. */
+	if (p->dir || !fh->handle_bytes || fh->handle_bytes > MAX_HANDLE_SZ ||
+	    l->plen + len >= PROOF_DIR || !(grown = sbx__grow(l->proofs, &l->proom, l->plen + len, 1)))
+		return;
+	l->proofs = grown;
+	grown[l->plen] = (unsigned char)fh->handle_bytes;
+	memcpy(grown + l->plen + 1, &fh->handle_type, sizeof(fh->handle_type));
+	memcpy(grown + l->plen + 1 + sizeof(fh->handle_type), fh->f_handle, fh->handle_bytes);
+	e->proof = (uint32_t)(l->plen + 1);
+	l->plen += len;
+}
+
+const struct file_handle *sbx__listing_handle(const struct listing *l, const struct entry *e,
+                                              struct proof *buf)
+{
+	struct file_handle *fh = PROOF_FH(buf);
+	const unsigned char *at;
+
+	if (e->proof == PROOF_NONE || e->proof == PROOF_DIR)
+		return NULL;
+	at = l->proofs + e->proof - 1;
+	fh->handle_bytes = at[0];
+	memcpy(&fh->handle_type, at + 1, sizeof(fh->handle_type));
+	memcpy(fh->f_handle, at + 1 + sizeof(fh->handle_type), fh->handle_bytes);
+	return fh;
+}
+
+int sbx__listing_carry(struct listing *to, const struct listing *from, const struct entry *e)
+{
+	struct proof p = { .dir = e->proof == PROOF_DIR };
+	int err = sbx__listing_add(to, sbx__entry_name(from, e), e->ino, e->type, e->kind);
+
+	if (!err && !sbx__listing_handle(from, e, &p))
+		PROOF_FH(&p)->handle_bytes = 0;
+	if (!err)
+		sbx__listing_prove(to, &to->v[to->n - 1], &p);
+	return err;
+}
+
 static int by_name(const void *a, const void *b, void *names)
 {
 	return strcmp((const char *)names + ((const struct entry *)a)->name,
@@ -84,6 +132,7 @@ void sbx__listing_free(struct listing *l)
 {
 	free(l->v);
 	free(l->names);
+	free(l->proofs);
 	*l = (struct listing){ 0 };
 }
 

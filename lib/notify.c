@@ -9,8 +9,10 @@
  * a listing is the evidence a later listing is judged with:
  *
  * - of a granted name gone, the first removal the kernel reported after
- *   the listing is that inode's: an unlink, and the name is simply gone;
- *   a rename away, or nothing reported (yet), and a new compile decides;
+ *   the listing is that inode's: an unlink, and the name is simply gone
+ *   (the inode, too, unless it has a name left elsewhere: reuse.c asks
+ *   its handle); a rename away, or nothing reported (yet), and a new
+ *   compile decides;
  * - events reported while a listing was made are not evidence (they may
  *   be of an inode before the one listed, or after it): such a name is
  *   "in doubt", looked at again, but a granted one gone means a compile;

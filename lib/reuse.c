@@ -9,17 +9,23 @@
  * wherever it goes: unless the kernel said the grant was unlinked
  * (notify.c).
  *
- * No file's link count is checked here.  A compile refuses a file with
- * several links in an expanded directory because it cannot tell whether a
- * denial covers another of its names; a link made after the compile to a
- * file it granted is a second name of an inode the child could already
- * read and write by its granted name, so it exposes nothing: the data is
- * the inode's, and no name brings anything new to it.  A link made to a
- * denied file lands in some directory: in an expanded one it is a new
- * entry, judged (and refused, having two links) when that directory is
- * listed again; in a granted one it is the limit the README states for
- * hard links made before a spawn.  So a hit costs one statx per visited
- * directory, whatever the number of files granted.
+ * A file's link count is checked only where its granted name went.  A
+ * compile refuses a file with several links in an expanded directory
+ * because it cannot tell whether a denial covers another of its names; a
+ * link made after the compile to a file it granted is a second name of an
+ * inode the child could already read and write by its granted name, so it
+ * exposes nothing while that name stays: the data is the inode's, and no
+ * name brings anything new to it.  Once the granted name is unlinked, the
+ * inode may live on beneath a denial alone (a move in two steps: a link
+ * there, then the unlink), so the kernel's word that the name was
+ * unlinked is enough only where the inode has no name left: its handle,
+ * taken when it was granted (judge.c), no longer opens, or opens a file
+ * with no link.  A link made to a denied file lands in some directory: in
+ * an expanded one it is a new entry, judged (and refused, having two
+ * links) when that directory is listed again; in a granted one it is the
+ * limit the README states for hard links made before a spawn.  So a hit
+ * costs one statx per visited directory, whatever the number of files
+ * granted, and an unlinked grant one open_by_handle_at(2) more.
  */
 #include "config.h"
 
@@ -84,30 +90,60 @@ struct relist {
 static int addition(struct relist *r, const char *name, const struct entry *e)
 {
 	enum verdict v = V_OTHER;
+	struct proof proof;
 	int err = 0;
 
 	if (!r->snapshot) {
 		if (r->d->foreign)
 			return ESTALE; /* its entries need the places */
-		v = sbx__judge(&r->j, r->dirfd, name, e, &err);
+		v = sbx__judge(&r->j, r->dirfd, name, e, &err, &proof);
 	}
 	if (v == V_GONE)
 		return 0;
 	if (v != V_GRANTED && v != V_OTHER)
 		return ESTALE; /* a compile says what went wrong, and drops it */
-	return sbx__listing_add(&r->next, name, e->ino, e->type,
-	                        v == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER);
+	if ((err = sbx__listing_add(&r->next, name, e->ino, e->type,
+	                            v == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER)))
+		return err;
+	if (v == V_GRANTED)
+		sbx__listing_prove(&r->next, &r->next.v[r->next.n - 1], &proof);
+	return 0;
+}
+
+/* Whether the inode of granted entry k, its name unlinked, has no name
+ * left: a directory removed has none; a file, where its handle no longer
+ * opens (the inode is gone), or opens a file with no link (open only).
+ * Else, or with no handle, it may have a name beneath a denial now. */
+static bool nameless(const struct relist *r, const struct entry *k)
+{
+	const struct file_handle *fh;
+	struct proof buf;
+	struct stat st;
+	bool none;
+	int fd;
+
+	if (k->proof == PROOF_DIR)
+		return true;
+	if (!(fh = sbx__listing_handle(&r->d->kept, k, &buf)))
+		return false;
+	if ((fd = open_by_handle_at(r->dirfd, (struct file_handle *)fh, O_PATH | O_CLOEXEC)) < 0)
+		return errno == ESTALE;
+	none = fstat(fd, &st) == 0 && st.st_nlink == 0;
+	close(fd);
+	return none;
 }
 
 /* Whether a kept entry that is no longer what it was may simply go: a
- * granted inode only where the kernel said it was unlinked (else it may
- * be beneath a denial now), a node of the tree never. */
+ * granted inode only where the kernel said it was unlinked and it has no
+ * name left (else it may be beneath a denial now), a node of the tree
+ * never. */
 static bool may_go(const struct relist *r, const struct entry *k)
 {
 	if (k->kind == ENTRY_NODE)
 		return false;
 	return k->kind != ENTRY_GRANTED ||
-	       sbx__notify_gone(r->rs, r->d->wd, sbx__entry_name(&r->d->kept, k)) == NOTIFY_UNLINKED;
+	       (sbx__notify_gone(r->rs, r->d->wd, sbx__entry_name(&r->d->kept, k)) == NOTIFY_UNLINKED &&
+	        nameless(r, k));
 }
 
 /* One name, as kept (k) and as listed now (e); either may be NULL. */
@@ -120,8 +156,7 @@ static int compare(struct relist *r, const struct listing *now, const struct ent
 	    (k->kind == ENTRY_GRANTED || k->ino || e))
 		return ESTALE; /* a grant, or a node, vanished, came or changed */
 	if (k && (same || (!e && k->kind == ENTRY_NODE)))
-		return sbx__listing_add(&r->next, sbx__entry_name(&r->d->kept, k), k->ino,
-		                        k->type, k->kind);
+		return sbx__listing_carry(&r->next, &r->d->kept, k);
 	return e ? addition(r, sbx__entry_name(now, e), e) : 0;
 }
 
@@ -160,8 +195,7 @@ static int look_again(struct relist *r)
 		for (size_t k = 0; k < n && !reported; k++)
 			reported = !strcmp(sbx__notify_name(rs, wd, k), name);
 		if (!reported)
-			err = sbx__listing_add(&r->next, name, kept->v[i].ino, kept->v[i].type,
-			                       kept->v[i].kind);
+			err = sbx__listing_carry(&r->next, kept, &kept->v[i]);
 	}
 	for (size_t k = 0; k < n && !err; k++) {
 		const char *name = sbx__notify_name(rs, wd, k);
@@ -173,7 +207,7 @@ static int look_again(struct relist *r)
 		                   .type = (unsigned char)(there ? IFTODT(sx.stx_mode) : DT_UNKNOWN) };
 
 		if (was && there && was->ino == e.ino)
-			err = sbx__listing_add(&r->next, name, was->ino, was->type, was->kind);
+			err = sbx__listing_carry(&r->next, kept, was);
 		else if (was && was->kind != ENTRY_OTHER && !may_go(r, was))
 			err = ESTALE;
 		else if (there)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "tests/common.h"
 
 #define FSOP HELPER_DIR "/fsop"
@@ -603,6 +604,93 @@ START_TEST(test_snapshot_granted_moved_in)
 }
 END_TEST
 
+/* A move in two steps, as maildir delivery and link-based moves make it:
+ * a granted file linked into the denial, then its granted name unlinked.
+ * The rule went with the inode, which now has a name beneath the denial
+ * alone; the kernel reports an unlink, which proves nothing while the
+ * inode has a name left.  Before the unlink, the child reaches the inode
+ * by both names: the documented second name of a file it holds already. */
+static void link_then_unlink(bool snapshot)
+{
+	sbx_scopeattr_t s;
+	char *granted = (char *)join(t.projects, "notes"), *moved = (char *)join(t.other, "notes");
+	char cmd[16384];
+
+	write_file(granted, SECRET "\n", 0644);
+	scope_deny(&s, t.other);
+	if (snapshot)
+		ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
+	ck_assert_str_eq(reads(&s, granted, true), "ok");
+	ck_assert_int_eq(link(granted, moved), 0);
+	ck_assert_str_eq(reads(&s, moved, true), "ok");
+	ck_assert_int_eq(unlink(granted), 0);
+	ck_assert_str_eq(reads(&s, moved, false), "EACCES");
+	snprintf(cmd, sizeof(cmd), "%s write %s", FSOP, moved);
+	ck_assert_int_eq(child_sh(&s, cmd), 1);
+	sbx_scopeattr_destroy(&s);
+}
+
+START_TEST(test_linked_into_denial_then_unlinked)
+{
+	REQUIRE_LANDLOCK();
+	link_then_unlink(false);
+}
+END_TEST
+
+START_TEST(test_snapshot_linked_into_denial_then_unlinked)
+{
+	REQUIRE_LANDLOCK();
+	link_then_unlink(true);
+}
+END_TEST
+
+/* Whether a spawn after a granted file of the projects directory was
+ * unlinked compiled again (the root listed anew). */
+static bool unlink_compiles(const char *name)
+{
+	sbx_scopeattr_t s;
+	char *granted = (char *)join(t.projects, name);
+	int before;
+
+	write_file(granted, "gone soon\n", 0644);
+	scope_deny(&s, t.other);
+	seen.watched = "/";
+	ck_assert_str_eq(reads(&s, granted, true), "ok");
+	before = seen.listed;
+	ck_assert_int_eq(unlink(granted), 0);
+	ck_assert_str_eq(reads(&s, join(t.third, "file"), true), "ok");
+	sbx_scopeattr_destroy(&s);
+	return seen.listed != before;
+}
+
+/* Where file handles cannot be opened (CAP_DAC_READ_SEARCH, which root
+ * has), nothing proves an unlinked grant nameless: the move in two steps
+ * is caught by a new compile, and so is every unlink of a grant. */
+START_TEST(test_linked_away_without_handles)
+{
+	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	ck_assert(!unlink_compiles("tmp1") || geteuid() != 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (syscall(SYS_capget, &head, data))
+			_exit(2);
+		data[0].effective &= ~(UINT32_C(1) << CAP_DAC_READ_SEARCH);
+		data[0].permitted &= ~(UINT32_C(1) << CAP_DAC_READ_SEARCH);
+		if (syscall(SYS_capset, &head, data))
+			_exit(2);
+		link_then_unlink(false);
+		ck_assert(unlink_compiles("tmp2"));
+		_exit(0);
+	}
+	ck_assert_int_eq(wait_status(pid), 0);
+}
+END_TEST
+
 /* ---- 8: coarse timestamps ----------------------------------------------- */
 
 static double now_s(void)
@@ -744,6 +832,9 @@ TCase *tcase_escape_world(void)
 	tcase_add_test(tc, test_exchange_during_compile);
 	tcase_add_test(tc, test_snapshot_atomic_save);
 	tcase_add_test(tc, test_snapshot_granted_moved_in);
+	tcase_add_test(tc, test_linked_into_denial_then_unlinked);
+	tcase_add_test(tc, test_snapshot_linked_into_denial_then_unlinked);
+	tcase_add_test(tc, test_linked_away_without_handles);
 	tcase_add_test(tc, test_coarse_timestamps);
 	tcase_add_test(tc, test_alias_warning_stays);
 	return tc;
