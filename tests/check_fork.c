@@ -137,7 +137,7 @@ START_TEST(test_fork_while_spawning)
 {
 	enum { SPAWNERS = 3 };
 	pthread_t spawners[SPAWNERS], churn;
-	int forks = 40 / scale(), hung = 0, failed = 0, last = 0;
+	int forks = 24 / scale(), hung = 0, failed = 0, last = 0;
 
 	REQUIRE_LANDLOCK();
 	/* Read once per process, at the first spawn: none was made yet. */
@@ -196,7 +196,7 @@ static void *plain_spawner(void *arg)
 {
 	long failures = 0;
 
-	for (int i = 0; i < 100 / scale(); i++) {
+	for (int i = 0; i < 30 / scale(); i++) {
 		failures += !holds(i % 2 ? &kept : &cached);
 		failures += cat_under(arg ? NULL : &kept, mine_file) != 0;
 	}
