@@ -706,69 +706,6 @@ START_TEST(test_session_keyring)
 }
 END_TEST
 
-/* The scoped fsop key-search in a process of its own, where a filter fails
- * keyctl with err: every keyctl (whole), or only the joining of a session
- * keyring.  Its status (run_scoped's) and first line in *line. */
-static int keyring_failure(int whole, int err, char *line, size_t size)
-{
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_keyctl, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_JOIN_SESSION_KEYRING, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
-	struct { int status; char line[512]; } r = { -1, "" };
-	int p[2];
-	pid_t pid;
-
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { FSOP, "key-search", "sbx-test", NULL };
-		sbx_scopeattr_t s;
-		struct seen seen;
-		char *out = NULL;
-
-		close(p[0]);
-		if (whole)
-			seccomp_fail(SYS_keyctl, err);
-		else if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) ||
-		         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
-			_exit(2);
-		scope_make(&s, &seen, 0);
-		r.status = run_scoped(&s, argv, &out);
-		snprintf(r.line, sizeof(r.line), "%.*s", (int)strcspn(out, "\n"), out);
-		free(out);
-		sbx_scopeattr_destroy(&s);
-		_exit(write(p[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 3);
-	}
-	close(p[1]);
-	ck_assert_int_eq(read(p[0], &r, sizeof(r)), (ssize_t)sizeof(r));
-	close(p[0]);
-	ck_assert_int_eq(wait_status(pid), 0);
-	snprintf(line, size, "%s", r.line);
-	return r.status;
-}
-
-/* A session keyring that cannot be joined (the key quota) refuses the
- * spawn; a process that may not use keyctl at all has nothing to hide,
- * and its child runs. */
-START_TEST(test_session_keyring_failure)
-{
-	char line[512];
-
-	ck_assert_int_eq(keyring_failure(0, EDQUOT, line, sizeof(line)), -1000 - SBX_EREFUSED);
-	ck_assert_msg(strstr(line, "keyctl(KEYCTL_JOIN_SESSION_KEYRING): the user's key quota"),
-	              "%s", line);
-	ck_assert_int_eq(keyring_failure(1, EPERM, line, sizeof(line)), 1);
-	ck_assert_str_eq(line, "EPERM");
-}
-END_TEST
-
 START_TEST(test_io_uring)
 {
 	sbx_scopeattr_t s;
@@ -967,7 +904,6 @@ Suite *suite_controls(void)
 	tcase_add_test(tc, test_abstract_unix_scope);
 	tcase_add_test(tc, test_io_uring);
 	tcase_add_test(tc, test_session_keyring);
-	tcase_add_test(tc, test_session_keyring_failure);
 	tcase_add_test(tc, test_downgrades);
 	tcase_add_test(tc, test_unix_socket_in_denied_dir);
 	tcase_add_test(tc, test_sbxrun_controls);
