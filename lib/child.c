@@ -280,8 +280,6 @@ static const struct {
 	{ ENOSYS, NULL, "function not implemented" },
 	{ EOPNOTSUPP, NULL, "not supported by this kernel" },
 	{ EACCES, NULL, "permission denied" },
-	{ EDQUOT, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)",
-	  "the user's key quota is used up (/proc/sys/kernel/keys/maxkeys)" },
 };
 
 static void put_error(struct line *l, int err, const char *call, bool landlock)

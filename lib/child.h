@@ -17,9 +17,9 @@
 #define CHILD_STACK (64 * 1024)
 #define KERNEL_SIGSET_SIZE (_NSIG / 8)
 
-/* What confines a process, in the order it is applied (confine.c): a
- * session keyring of its own, no new privileges, the ids, the
- * capabilities, the Landlock domain, the seccomp filter.  Everything is optional; nothing at all leaves the process as it
+/* What confines a process, in the order it is applied (confine.c): no new
+ * privileges, the ids, the capabilities, the Landlock domain, the seccomp
+ * filter.  Everything is optional; nothing at all leaves the process as it
  * is. */
 struct confinement {
 	int ruleset_fd;                   /* -1: none */
@@ -28,7 +28,6 @@ struct confinement {
 	uid_t uid;
 	gid_t gid;
 	bool drop_caps;
-	bool new_keyring;                 /* a fresh session keyring (every scope) */
 };
 
 /* A raw system call: the result, or -errno. */

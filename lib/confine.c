@@ -1,14 +1,13 @@
 /*
  * Confinement applied to the calling thread, in the order the kernel needs:
- * a session keyring of its own, no_new_privs, the capabilities made
- * usable, the bounding and ambient sets emptied, the ids changed, the
- * other sets emptied, the Landlock domain, and last the seccomp filter.  Raw system calls only: it runs in the
+ * no_new_privs, the capabilities made usable, the bounding and ambient sets
+ * emptied, the ids changed, the other sets emptied, the Landlock domain,
+ * and last the seccomp filter.  Raw system calls only: it runs in the
  * spawn engine's child, between clone and exec, and in sbx_execve.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <linux/keyctl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/prctl.h>
@@ -120,35 +119,12 @@ CHILD static bool caps_emptied(const struct confinement *cf)
 	return cf->drop_caps || (cf->set_ids && cf->uid != 0);
 }
 
-/* A fresh anonymous session keyring in place of the caller's, whose keys
- * (and the user session keyring it may stand for) the program would
- * otherwise reach: one system call.  A kernel without keys has nothing to
- * hide; so has a process that a filter (a container runtime's) forbids
- * keyctl altogether, which the lookup of its own session keyring tells.
- * Any other failure (EDQUOT: the user's key quota) refuses: the program
- * never runs with the caller's keyring.  The user keyring stays: it is
- * the uid's, shared by all its processes. */
-CHILD static int join_keyring(const char **call)
-{
-	long r;
-
-	*call = "keyctl(KEYCTL_JOIN_SESSION_KEYRING)";
-	if ((r = sys(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0)) >= 0 || r == -ENOSYS)
-		return 0;
-	if (sys(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0, 0) < 0)
-		return 0;
-	return (int)-r;
-}
-
 CHILD int sbx__confine(const struct confinement *cf, const char **call)
 {
 	bool root_after = root_after_exec(cf);
 	long r;
 	int err;
 
-	/* First: the keyring is charged to the caller's uid, not the one set below. */
-	if (cf->new_keyring && (err = join_keyring(call)))
-		return err;
 	if (cf->ruleset_fd < 0 && !cf->filter && !cf->set_ids && !cf->drop_caps)
 		return 0;
 	/* prctl wants every unused argument zero: five of them. */

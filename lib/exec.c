@@ -82,8 +82,7 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
 	int err;
 	struct confinement cf = { .ruleset_fd = rs->fd, .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,
-	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0,
-	                          .new_keyring = true };
+	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*refusal = rs->refusal;

@@ -151,8 +151,7 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 	}
 	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
-	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0,
-	                              .new_keyring = true };
+	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/keyctl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,79 +632,6 @@ START_TEST(test_abstract_unix_scope)
 }
 END_TEST
 
-/* What fsop key-search finds through sbx_execve with scope s: its last line. */
-static void execve_verdict(const sbx_scopeattr_t *s, char *verdict, size_t size)
-{
-	char *argv[] = { FSOP, "key-search", "sbx-test", NULL };
-	char buf[256];
-	ssize_t n, len = 0;
-	int p[2];
-	pid_t pid;
-
-	snprintf(verdict, size, "no output");
-	if (pipe(p))
-		return;
-	if ((pid = fork()) == 0) {
-		dup2(p[1], 1);
-		sbx_execve(FSOP, s, argv, environ);
-		_exit(127);
-	}
-	close(p[1]);
-	while (pid > 0 && (n = read(p[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
-		len += n;
-	close(p[0]);
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (pid > 0 && wait_status(pid) >= 0 && len)
-		snprintf(verdict, size, "%s", buf);
-}
-
-/* A key in the caller's session keyring: a scoped child, through
- * sbx_posix_spawn or sbx_execve, has a fresh session keyring and does not
- * find it; a child without a scope (posix_spawn's semantics) does.  In a
- * process of its own, which joins a session keyring of its own first. */
-START_TEST(test_session_keyring)
-{
-	char verdicts[3][64];
-	int p[2];
-	pid_t pid;
-
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { FSOP, "key-search", "sbx-test", NULL };
-		sbx_scopeattr_t s;
-		struct seen seen;
-		char *out = NULL;
-
-		close(p[0]);
-		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 ||
-		    syscall(SYS_add_key, "user", "sbx-test", "the-secret", 10,
-		            KEY_SPEC_SESSION_KEYRING) < 0)
-			_exit(2);
-		scope_make(&s, &seen, 0);
-		memset(verdicts, 0, sizeof(verdicts));
-		run_scoped(NULL, argv, &out);
-		snprintf(verdicts[0], sizeof(verdicts[0]), "%.*s", (int)strcspn(out, "\n"), out);
-		free(out);
-		run_scoped(&s, argv, &out);
-		snprintf(verdicts[1], sizeof(verdicts[1]), "%.*s", (int)strcspn(out, "\n"), out);
-		free(out);
-		execve_verdict(&s, verdicts[2], sizeof(verdicts[2]));
-		sbx_scopeattr_destroy(&s);
-		_exit(write(p[1], verdicts, sizeof(verdicts)) == (ssize_t)sizeof(verdicts) ? 0 : 3);
-	}
-	close(p[1]);
-	ck_assert_int_eq(read(p[0], verdicts, sizeof(verdicts)), (ssize_t)sizeof(verdicts));
-	close(p[0]);
-	ck_assert_int_eq(wait_status(pid), 0);
-	ck_assert_str_eq(verdicts[0], "ok");
-	ck_assert_str_eq(verdicts[1], "ENOKEY");
-	ck_assert_str_eq(verdicts[2], "ENOKEY");
-}
-END_TEST
-
 START_TEST(test_io_uring)
 {
 	sbx_scopeattr_t s;
@@ -903,7 +829,6 @@ Suite *suite_controls(void)
 	tcase_add_test(tc, test_signal_scope);
 	tcase_add_test(tc, test_abstract_unix_scope);
 	tcase_add_test(tc, test_io_uring);
-	tcase_add_test(tc, test_session_keyring);
 	tcase_add_test(tc, test_downgrades);
 	tcase_add_test(tc, test_unix_socket_in_denied_dir);
 	tcase_add_test(tc, test_sbxrun_controls);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
-#include <linux/keyctl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -186,8 +185,6 @@ int main(int argc, char **argv)
 		unsigned char params[0x78] = { 0 };
 		return done((int)syscall(425, 1, params));
 	}
-	if (!strcmp(op, "key-search")) /* a "user" key named a, from the session keyring down */
-		return done((int)syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", a, 0));
 	if (!strcmp(op, "fds")) {
 		/* Prints what every open descriptor leads to. */
 		DIR *d = opendir("/proc/self/fd");
