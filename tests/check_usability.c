@@ -476,6 +476,22 @@ static void count_compiles(const sbx_event_t *ev, void *arg)
 	compiles += ev->kind == SBX_EVENT_EXPAND && !strcmp(ev->path, "/");
 }
 
+/* Whether this process may open file handles (open_by_handle_at needs
+ * CAP_DAC_READ_SEARCH in the effective set). */
+static bool handles_open(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long eff = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return eff & (1ULL << 2); /* CAP_DAC_READ_SEARCH */
+}
+
 START_TEST(test_busy_dir_between_spawns)
 {
 	char busy[4096], denied[4096];
@@ -502,6 +518,15 @@ START_TEST(test_busy_dir_between_spawns)
 	write_file(join(busy, "f3"), "new 3\n", 0644);
 	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f3")), &out), 0);
 	ck_assert_str_eq(out, "new 3\n");
+	/* An unlinked grant is forgotten only where its inode is shown to
+	 * have no name left, by a file handle, which only a caller with
+	 * CAP_DAC_READ_SEARCH may open: any other compiles again. */
+	if (!handles_open()) {
+		fprintf(stderr, "SKIP %s (reuse after an unlink): this caller cannot open file "
+		        "handles (no CAP_DAC_READ_SEARCH): it compiles again\n", __func__);
+		ck_assert_int_eq(compiles, 2);
+		compiles = 1;
+	}
 	ck_assert_int_eq(compiles, 1);
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
