@@ -346,6 +346,13 @@ START_TEST(test_terminal_use)
 	sbx_scopeattr_t s;
 	char *dir;
 
+	/* What it shows is that the filter lets these through; an emulator
+	 * installs no filter, and passes not every terminal request on. */
+	if (emulated()) {
+		fprintf(stderr, "SKIP %s: the emulator (qemu-user) installs no seccomp filter, and "
+		        "does not pass every terminal request through\n", __func__);
+		return;
+	}
 	ck_assert_str_eq(tty_op(NULL, "use", NULL), "ok");
 	scope_make(&s, &dir);
 	ck_assert_str_eq(tty_op(&s, "use", NULL), "ok");
