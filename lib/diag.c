@@ -104,6 +104,30 @@ void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err
 	           r->why ? r->why : strerror(err));
 }
 
+/* ---- once per process (internal.h) ------------------------------------ */
+
+static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sbx__once(atomic_bool *done, void (*init)(void))
+{
+	if (atomic_load_explicit(done, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&once_lock);
+	if (!atomic_load_explicit(done, memory_order_relaxed)) {
+		init();
+		atomic_store_explicit(done, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&once_lock);
+}
+
+void sbx__once_atfork(enum sbx_fork_phase phase)
+{
+	if (phase == SBX_FORK_PREPARE)
+		pthread_mutex_lock(&once_lock);
+	else
+		pthread_mutex_unlock(&once_lock);
+}
+
 /* ---- the outcome of the last spawn of each thread -------------------- */
 
 struct outcome_slot {
@@ -111,10 +135,9 @@ struct outcome_slot {
 	char **dropped; /* owned */
 };
 
-/* Made once, under a lock of ours rather than pthread_once (fork.c). */
 static pthread_key_t outcome_key;
-static pthread_mutex_t outcome_key_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int outcome_key_state; /* 0 not yet, 1 made, -1 failed */
+static atomic_bool outcome_key_tried; /* sbx__once */
+static bool outcome_key_made;
 
 static void free_dropped(struct outcome_slot *slot)
 {
@@ -130,34 +153,17 @@ static void slot_free(void *p)
 	free(p);
 }
 
-static bool outcome_key_ready(void)
+static void outcome_key_create(void)
 {
-	int state = atomic_load_explicit(&outcome_key_state, memory_order_acquire);
-
-	if (state == 0) {
-		pthread_mutex_lock(&outcome_key_lock);
-		if (!(state = atomic_load_explicit(&outcome_key_state, memory_order_relaxed))) {
-			state = pthread_key_create(&outcome_key, slot_free) == 0 ? 1 : -1;
-			atomic_store_explicit(&outcome_key_state, state, memory_order_release);
-		}
-		pthread_mutex_unlock(&outcome_key_lock);
-	}
-	return state > 0;
-}
-
-void sbx__outcome_atfork(enum sbx_fork_phase phase)
-{
-	if (phase == SBX_FORK_PREPARE)
-		pthread_mutex_lock(&outcome_key_lock);
-	else
-		pthread_mutex_unlock(&outcome_key_lock);
+	outcome_key_made = pthread_key_create(&outcome_key, slot_free) == 0;
 }
 
 static struct outcome_slot *this_thread_slot(void)
 {
 	struct outcome_slot *slot;
 
-	if (!outcome_key_ready())
+	sbx__once(&outcome_key_tried, outcome_key_create);
+	if (!outcome_key_made)
 		return NULL;
 	slot = pthread_getspecific(outcome_key);
 	if (!slot && (slot = calloc(1, sizeof(*slot))) && pthread_setspecific(outcome_key, slot)) {

@@ -3,8 +3,8 @@
  * starting its workers); its child has one thread, and every lock another
  * thread held at the fork would stay held there forever.  So each lock of
  * the library is taken before the fork, in the order the library nests
- * them (the rulesets alive and the scopes' caches, then the C runtime's
- * paths, the outcome key, the descriptors kept: the innermost), and let go
+ * them (the rulesets alive and the scopes' caches, then the inits run once,
+ * then the descriptors kept: the innermost), and let go
  * on both sides; the child also gives up reusing what the parent compiled
  * (ruleset.c).  None is held for long: no lock of these is held across a
  * compile or a clone.
@@ -23,9 +23,8 @@ static void prepare(void)
 {
 #if SBX_BUILD_LANDLOCK
 	sbx__ruleset_atfork(SBX_FORK_PREPARE);
-	sbx__runtime_atfork(SBX_FORK_PREPARE);
 #endif
-	sbx__outcome_atfork(SBX_FORK_PREPARE);
+	sbx__once_atfork(SBX_FORK_PREPARE);
 #if SBX_BUILD_LANDLOCK
 	sbx__fds_atfork(SBX_FORK_PREPARE);
 #endif
@@ -36,9 +35,8 @@ static void let_go(enum sbx_fork_phase side)
 #if SBX_BUILD_LANDLOCK
 	sbx__fds_atfork(side);
 #endif
-	sbx__outcome_atfork(side);
+	sbx__once_atfork(side);
 #if SBX_BUILD_LANDLOCK
-	sbx__runtime_atfork(side);
 	sbx__ruleset_atfork(side);
 #endif
 }

@@ -132,8 +132,11 @@ void sbx__ruleset_forget(struct sbx_scope *s);
 enum sbx_fork_phase { SBX_FORK_PREPARE, SBX_FORK_PARENT, SBX_FORK_CHILD };
 void sbx__ruleset_atfork(enum sbx_fork_phase phase);
 void sbx__fds_atfork(enum sbx_fork_phase phase);
-void sbx__runtime_atfork(enum sbx_fork_phase phase);
-void sbx__outcome_atfork(enum sbx_fork_phase phase);
+/* Runs init once per process (*done tells), under one lock of diag.c
+ * rather than pthread_once: a fork while another thread runs an init
+ * leaves the child able to run it (musl's pthread_once would not). */
+void sbx__once(atomic_bool *done, void (*init)(void));
+void sbx__once_atfork(enum sbx_fork_phase phase);
 
 /* ---- descriptors kept between calls (fds.c) -------------------------- */
 

@@ -26,10 +26,9 @@
 
 /* ---- the C runtime, which a denial must not take away ------------------- */
 
-/* Found once, under a lock of ours rather than pthread_once: a fork while
- * another thread looks must leave the child able to look (fork.c). */
+/* Found once (sbx__once: a fork while another thread looks leaves the
+ * child able to look). */
 static char runtime_paths[2][PATH_MAX];
-static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool runtime_known;
 
 static void runtime_probe(void)
@@ -43,26 +42,6 @@ static void runtime_probe(void)
 	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
 	    !realpath(info.dli_fname, runtime_paths[1]))
 		runtime_paths[1][0] = '\0';
-}
-
-static void runtime_find(void)
-{
-	if (atomic_load_explicit(&runtime_known, memory_order_acquire))
-		return;
-	pthread_mutex_lock(&runtime_lock);
-	if (!atomic_load_explicit(&runtime_known, memory_order_relaxed)) {
-		runtime_probe();
-		atomic_store_explicit(&runtime_known, true, memory_order_release);
-	}
-	pthread_mutex_unlock(&runtime_lock);
-}
-
-void sbx__runtime_atfork(enum sbx_fork_phase phase)
-{
-	if (phase == SBX_FORK_PREPARE)
-		pthread_mutex_lock(&runtime_lock);
-	else
-		pthread_mutex_unlock(&runtime_lock);
 }
 
 /* Why denying rule i would stop every program, or NULL; a path left out
@@ -332,7 +311,7 @@ static int take_rules(const struct sbx_scope *scope, struct tree *t,
 	if (!v || !left || !(t->ignored = malloc((scope->nrules + 1) * sizeof(*t->ignored))) ||
 	    (err = leave_out_links(scope, t, left)))
 		goto fail;
-	runtime_find();
+	sbx__once(&runtime_known, runtime_probe);
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i, left)

@@ -27,6 +27,7 @@
 #include "compat/kernel.h"
 #include "lib/internal.h"
 #include "tests/emulated.h"
+#include "tests/i386_entry.h"
 
 #if defined(__x86_64__)
 #define ARCH_NATIVE AUDIT_ARCH_X86_64
@@ -305,28 +306,13 @@ START_TEST(test_arch_check_read)
 END_TEST
 
 #if defined(__x86_64__)
-/* The fault of an i386 entry that is not served must end the process by
- * its signal, which the test reads: a sanitizer's handler would turn it
- * into an exit of its own.  Raw, past the sanitizer's interception. */
-static void segv_default(void)
-{
-	struct {
-		void *handler;
-		unsigned long flags;
-		void *restorer;
-		unsigned long long mask;
-	} sa = { SIG_DFL, 0, NULL, 0 };
-
-	syscall(SYS_rt_sigaction, SIGSEGV, &sa, NULL, 8);
-}
-
 /* io_uring_setup through the i386 entry (int $0x80), as a 32-bit program
  * would make it: the compat architecture's number. */
 static long compat_io_uring_setup(void)
 {
 	long r;
 
-	segv_default();
+	i386_entry_faults_kill();
 	__asm__ volatile("int $0x80" : "=a"(r) : "a"(IO_URING_SETUP), "b"(0), "c"(0) : "memory");
 	return r;
 }

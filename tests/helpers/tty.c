@@ -26,23 +26,7 @@
 #include <unistd.h>
 
 #include "compat/compat.h"
-
-#if defined(__x86_64__)
-/* The fault of an i386 entry that is not served must end the process by
- * its signal, which the test reads: a sanitizer's handler would turn it
- * into an exit of its own.  Raw, past the sanitizer's interception. */
-static void segv_default(void)
-{
-	struct {
-		void *handler;
-		unsigned long flags;
-		void *restorer;
-		unsigned long long mask;
-	} sa = { SIG_DFL, 0, NULL, 0 };
-
-	syscall(SYS_rt_sigaction, SIGSEGV, &sa, NULL, 8);
-}
-#endif
+#include "tests/i386_entry.h"
 
 static int done(int r)
 {
@@ -76,7 +60,7 @@ static int inject(const char *how, const char *text)
 			                MAP_FAILED)
 				return -1;
 			*low = *c;
-			segv_default();
+			i386_entry_faults_kill();
 			__asm__ volatile("int $0x80"
 			                 : "=a"(r)
 			                 : "a"(54 /* ioctl */), "b"(0), "c"(TIOCSTI), "d"(low)
