@@ -29,15 +29,57 @@ static int scale(void)
 
 /* The address sanitizer of this compiler (GCC 12's runtime) keeps its
  * allocator's locks across a fork: a fork child of a process whose other
- * threads allocate blocks in its own malloc, whatever the library does
- * (seen: the child asleep in the sanitizer's SizeClassAllocator64 mutex,
- * from a compile's malloc). */
+ * threads are inside malloc blocks in the sanitizer's own allocator,
+ * whatever the library does (seen: the child asleep in its
+ * SizeClassAllocator64 mutex, from a compile's malloc).  Under it, the
+ * threads' work passes through a gate that the forks close: a fork comes
+ * only between two spawns, never inside one.  What the child then meets is
+ * what the sanitizer can check: the state the threads left (rulesets kept,
+ * compiled, replaced, made stale); a lock copied while held is the plain
+ * build's part of this test. */
 #if defined(__SANITIZE_ADDRESS__)
-#define SANITIZER_FORK_WHY "the address sanitizer's allocator is not fork-safe in this runtime"
+#define FORK_BETWEEN_SPAWNS 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define SANITIZER_FORK_WHY "the address sanitizer's allocator is not fork-safe in this runtime"
+#define FORK_BETWEEN_SPAWNS 1
 #endif
+#endif
+
+#ifdef FORK_BETWEEN_SPAWNS
+#include <sanitizer/common_interface_defs.h>
+
+static pthread_rwlock_t gate;
+
+static void gate_init(void)
+{
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+#ifdef __GLIBC__
+	/* The forks would wait forever behind threads that pass all the time. */
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+	pthread_rwlock_init(&gate, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
+/* A fork child still at work after CHILD_SECONDS says where it is. */
+static void say_where(int sig)
+{
+	__sanitizer_print_stack_trace();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+#define gate_pass() pthread_rwlock_rdlock(&gate)
+#define gate_passed() pthread_rwlock_unlock(&gate)
+#define gate_close() pthread_rwlock_wrlock(&gate)
+#define gate_open() pthread_rwlock_unlock(&gate)
+#else
+#define gate_init() ((void)0)
+#define gate_pass() ((void)0)
+#define gate_passed() ((void)0)
+#define gate_close() ((void)0)
+#define gate_open() ((void)0)
 #endif
 
 /* A fork child that has not finished its spawns by then is stuck on a lock
@@ -98,10 +140,12 @@ static void *spawner(void *arg)
 	long failures = 0;
 
 	for (unsigned i = 0; atomic_load(&running); i++) {
+		gate_pass();
 		failures += !holds(&cached);
 		failures += !holds(&kept);
 		if ((uintptr_t)arg == 0 && i % 4 == 0)
 			failures += sbx_scopeattr_compile(&kept) != 0;
+		gate_passed();
 	}
 	return (void *)failures;
 }
@@ -128,7 +172,11 @@ static int in_fork_child(void)
 	sbx_scopeattr_t fresh;
 
 	/* The runner's SIGALRM handler, inherited, would end the whole test. */
+#ifdef FORK_BETWEEN_SPAWNS
+	signal(SIGALRM, say_where);
+#else
 	signal(SIGALRM, SIG_DFL);
+#endif
 	alarm(CHILD_SECONDS);
 	if (!holds(&kept))
 		return 2;
@@ -153,11 +201,11 @@ START_TEST(test_fork_while_spawning)
 	int forks = 24 / scale(), hung = 0, failed = 0, last = 0;
 
 	REQUIRE_LANDLOCK();
-#ifdef SANITIZER_FORK_WHY
-	fprintf(stderr, "SKIP %s: %s: a fork child of a threaded process blocks in its malloc\n",
-	        __func__, SANITIZER_FORK_WHY);
-	return;
+#ifdef FORK_BETWEEN_SPAWNS
+	fprintf(stderr, "SKIP test_fork_while_spawning (a fork inside a spawn): the address sanitizer's allocator is not fork-safe "
+	        "in this runtime; the forks come between spawns\n");
 #endif
+	gate_init();
 	/* Read once per process, at the first spawn: none was made yet. */
 	if (_i)
 		setenv("SBXSPAWN_FORCE_FORK", "1", 1);
@@ -177,12 +225,15 @@ START_TEST(test_fork_while_spawning)
 		ck_assert_int_eq(pthread_create(&spawners[i], NULL, spawner, (void *)i), 0);
 	ck_assert_int_eq(pthread_create(&churn, NULL, churner, NULL), 0);
 	for (int i = 0; i < forks; i++) {
-		pid_t pid = fork();
+		pid_t pid;
 		int status;
 
+		gate_close();
+		pid = fork();
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0)
 			_exit(in_fork_child());
+		gate_open();
 		while (waitpid(pid, &status, 0) < 0)
 			ck_assert_int_eq(errno, EINTR);
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
