@@ -69,7 +69,7 @@ static int open_ruleset(struct compiler *cc)
 		return err; /* -1: refused, under SBX_SCOPE_STRICT */
 	sbx__fds_begin();
 	fd = sbx__ruleset_create(out->abi, out->net, sbx__controls_scoped(out->controls));
-	if (fd >= 0 && (err = sbx__fds_keep(fd, true, &out->fd_lost)))
+	if (fd >= 0 && (err = sbx__fds_keep(&fd, true, &out->fd_lost)))
 		close(fd);
 	else
 		out->fd = fd;
@@ -107,7 +107,7 @@ static int watch_mounts(struct sbx_ruleset *out)
 		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (out->mounts_fd < 0)
 		err = errno == ENOENT ? 0 : errno; /* no /proc: said when it is read */
-	else if (fstat(out->mounts_fd, &st) || (err = sbx__fds_keep(out->mounts_fd, false, &out->mounts_lost)))
+	else if (fstat(out->mounts_fd, &st) || (err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)))
 		err = err ? err : errno;
 	if (err && out->mounts_fd >= 0)
 		close(out->mounts_fd);
@@ -134,15 +134,19 @@ static void failed(const struct compiler *cc, int err)
 	                                                               : sbx__tree_restricted_beneath(n))
 	                        : NULL;
 
+	const char *remedy = err == EMFILE ? " (a compile needs 3 free descriptors: close some, or raise "
+	                                     "RLIMIT_NOFILE)"
+	                                   : "";
+
 	if (err == EINVAL)
 		return;
 	if (because)
 		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, because,
-		           "the scope could not be compiled: %s, on the way to %s: %s", where, because,
-		           strerror(err));
+		           "the scope could not be compiled: %s, on the way to %s: %s%s", where, because,
+		           strerror(err), remedy);
 	else
 		sbx__event(cc->scope, SBX_EVENT_FAILED, err, where, NULL,
-		           "the scope could not be compiled: %s: %s", where, strerror(err));
+		           "the scope could not be compiled: %s: %s%s", where, strerror(err), remedy);
 }
 
 /* The stages in order: the configured paths into the tree, the tree placed

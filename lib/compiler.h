@@ -194,17 +194,25 @@ const struct file_handle *sbx__listing_handle(const struct listing *l, const str
 int sbx__listing_carry(struct listing *to, const struct listing *from, const struct entry *e);
 
 struct ident;
+struct visit;
 
 /* ---- judge.c: one entry of an expanded directory ------------------------- */
 
-/* Descriptors whose close is pending. */
+/* Descriptors whose close is pending; and where descriptors run short
+ * (EMFILE, ENFILE), what else can be let go: spare(arg) lets go of one
+ * thing and says whether it did. */
 struct closer {
 	int fd[32];
 	size_t n;
+	bool (*spare)(void *arg);
+	void *arg;
 };
 
 void sbx__closer_add(struct closer *c, int fd);
 void sbx__closer_flush(struct closer *c);
+/* After an EMFILE or ENFILE: true when a descriptor was let go (try
+ * again), false when there is nothing left to let go. */
+bool sbx__closer_spare(struct closer *c, int err);
 int sbx__open_entry(struct closer *c, int dirfd, const char *name);
 int sbx__statx_fd(int fd, struct statx *sx);
 
@@ -261,7 +269,8 @@ struct compiler {
 	struct ident *idents; /* see emit.c */
 	size_t nidents;
 	bool idents_read;
-	char path[PATH_MAX]; /* the directory being worked on */
+	struct visit *here;  /* the directory being worked on (emit.c) */
+	char path[PATH_MAX]; /* its path */
 	bool transient;      /* the drop being made is of an entry of a listed
 	                      * directory that vanished or changed meanwhile */
 	int err;             /* the compile as a whole failed */

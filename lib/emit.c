@@ -36,7 +36,9 @@ static bool fatal(struct compiler *cc, int err)
 /* A directory being emitted. */
 struct visit {
 	const struct node *n;
-	int fd;
+	struct visit *up;       /* the directory above, on the way down */
+	int fd;                 /* -1: let go while descriptors were short */
+	bool lost;              /* let go, and not the same directory again */
 	struct statx sx;
 	long fs_type;
 	const struct mount *mt; /* the mount it is seen through */
@@ -232,12 +234,8 @@ static int list_watched(struct compiler *cc, struct visit *v)
 	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
 	sbx__notify_drain(cc->out, true);
 	sbx__notify_restart(cc->out, v->wd);
-	err = sbx__listing_read(v->fd, &v->l);
-	if (err == EMFILE || err == ENFILE) {
-		sbx__closer_flush(&cc->closer);
+	while ((err = sbx__listing_read(v->fd, &v->l)) && sbx__closer_spare(&cc->closer, err))
 		sbx__listing_free(&v->l);
-		err = sbx__listing_read(v->fd, &v->l);
-	}
 	if (!err) {
 		sbx__notify_drain(cc->out, true);
 		sbx__notify_doubt(cc->out, v->wd);
@@ -331,6 +329,12 @@ static void emit_kid(struct compiler *cc, struct visit *v, const struct node *ki
 	}
 	memcpy(name, kid->name, kid->len);
 	name[kid->len] = '\0';
+	if (v->lost) {
+		/* Let go of, and not found again: what is beneath it is not
+		 * granted (narrower, never blind). */
+		sbx__drop(cc, name, ESTALE, DROP_CHANGED);
+		return;
+	}
 	if ((fd = sbx__open_entry(&cc->closer, v->fd, name)) < 0) {
 		/* A configured path that does not exist is simply not there:
 		 * nothing to grant, and its parent lacks the rights to create
@@ -350,11 +354,11 @@ static void emit_kid(struct compiler *cc, struct visit *v, const struct node *ki
 		cc->err = err;
 	} else if (S_ISDIR(sx.stx_mode)) {
 		if (sbx__path_push(cc->path, name, kid->len) == 0) {
-			emit_dir(cc, kid, fd, &sx, have);
+			emit_dir(cc, kid, fd, &sx, have); /* it closes fd */
 			cc->path[base] = '\0';
-		} else {
-			sbx__drop(cc, name, ENAMETOOLONG, DROP_FAILED);
+			return;
 		}
+		sbx__drop(cc, name, ENAMETOOLONG, DROP_FAILED);
 	} else if (S_ISLNK(sx.stx_mode)) {
 		/* Resolved when it was added, and a symlink now: what it
 		 * named then is not here. */
@@ -421,16 +425,16 @@ static void keep(struct compiler *cc, struct visit *v)
 	rs->nunsettled += d->unsettled;
 }
 
-static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,
-                     uint64_t have)
+/* Grants the directory, expands it if it must be, and emits its kids. */
+static void visit_dir(struct compiler *cc, struct visit *v, uint64_t have)
 {
-	struct visit v = { .n = n, .fd = fd, .sx = *sx, .wd = -1 };
+	const struct node *n = v->n;
 	uint64_t own;
 	int err;
 
-	if (!place_dir(cc, &v))
+	if (!place_dir(cc, v))
 		return;
-	own = own_rights(cc, &v, have);
+	own = own_rights(cc, v, have);
 	/* Listable, an expanded directory keeps the right to be listed, which
 	 * holds beneath it too: the names of a denial show, never what they
 	 * hold. */
@@ -438,25 +442,108 @@ static void emit_dir(struct compiler *cc, const struct node *n, int fd, const st
 		own |= LANDLOCK_ACCESS_FS_READ_DIR;
 	if ((err = sbx__grant(&(struct judge){ .rs = cc->out, .scope = cc->scope, .dir = cc->path,
 	                                       .file_rights = cc->rights.file },
-	                      fd, true, own, "")))
+	                      v->fd, true, own, "")))
 		sbx__drop(cc, "", err, DROP_FAILED);
 	have |= n->common;
 	if (n->want & ~have) {
 		((struct node *)n)->flags |= NODE_EXPANDED;
-		expand(cc, &v, have, n->want & ~have);
+		expand(cc, v, have, n->want & ~have);
 	}
 	for (uint32_t i = 0; i < n->nkids && !cc->err && !cc->refused; i++)
-		emit_kid(cc, &v, &n->kids[i], have);
+		emit_kid(cc, v, &n->kids[i], have);
 	if (!cc->err && !cc->refused)
-		keep(cc, &v);
-	sbx__listing_free(&v.l);
+		keep(cc, v);
+	sbx__listing_free(&v->l);
 }
+
+/* ---- short of descriptors ---------------------------------------------- */
+
+/* Lets go of one descriptor the walk can do without, when descriptors ran
+ * short: the mount table's watch, then the inotify queue (nothing of this
+ * compile is kept for reuse then), then the directory highest up the way
+ * down (opened again from below when the walk comes back to it).  So a
+ * compile needs three free descriptors, whatever the depth: the ruleset,
+ * the directory it works on, and the entry it opens. */
+static bool spare(void *arg)
+{
+	struct compiler *cc = arg;
+	struct sbx_ruleset *out = cc->out;
+	struct visit *top = NULL;
+
+	if (out->mounts_fd >= 0) {
+		sbx__fds_close(out->mounts_fd, &out->mounts_lost);
+		out->mounts_fd = -1;
+		out->reusable = false;
+		return true;
+	}
+	if (out->notify_fd >= 0) {
+		sbx__fds_close(out->notify_fd, &out->notify_lost);
+		out->notify_fd = -1;
+		out->notify_failed = true;
+		out->reusable = false;
+		return true;
+	}
+	for (struct visit *v = cc->here ? cc->here->up : NULL; v; v = v->up)
+		if (v->fd >= 0)
+			top = v;
+	if (!top)
+		return false;
+	close(top->fd);
+	top->fd = -1;
+	out->reusable = false;
+	return true;
+}
+
+/* The directory above v, let go of, opened again through "..": the same
+ * one (the mount it is seen through too), or it is lost. */
+static void reopen_up(struct compiler *cc, struct visit *v)
+{
+	struct visit *up = v->up;
+	struct statx sx;
+	int fd;
+
+	while ((fd = openat(v->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+	       sbx__closer_spare(&cc->closer, errno))
+		;
+	if (fd < 0) {
+		if (!fatal(cc, errno))
+			up->lost = true;
+		return;
+	}
+	if (sbx__statx_fd(fd, &sx) || sx.stx_ino != up->sx.stx_ino ||
+	    sx.stx_dev_major != up->sx.stx_dev_major || sx.stx_dev_minor != up->sx.stx_dev_minor ||
+	    sx.stx_mnt_id != up->sx.stx_mnt_id) {
+		close(fd);
+		up->lost = true;
+		return;
+	}
+	up->fd = fd;
+}
+
+/* Emits the directory node n, open as fd (which it closes). */
+static void emit_dir(struct compiler *cc, const struct node *n, int fd, const struct statx *sx,
+                     uint64_t have)
+{
+	struct visit v = { .n = n, .up = cc->here, .fd = fd, .sx = *sx, .wd = -1 };
+
+	cc->here = &v;
+	visit_dir(cc, &v, have);
+	if (v.up && v.up->fd < 0 && !v.up->lost && !cc->err)
+		reopen_up(cc, &v);
+	close(v.fd);
+	cc->here = v.up;
+}
+
 
 int sbx__emit(struct compiler *cc)
 {
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
 	struct statx sx;
+	int fd, err;
 
+	cc->closer.spare = spare;
+	cc->closer.arg = cc;
+	while ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 && sbx__closer_spare(&cc->closer, errno))
+		;
 	if (fd < 0)
 		return errno;
 	if ((err = sbx__statx_fd(fd, &sx))) {
@@ -465,7 +552,6 @@ int sbx__emit(struct compiler *cc)
 	}
 	strcpy(cc->path, "/");
 	emit_dir(cc, &cc->tree.root, fd, &sx, 0);
-	close(fd);
 	sbx__closer_flush(&cc->closer);
 	return cc->err;
 }

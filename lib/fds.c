@@ -24,6 +24,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,13 +68,43 @@ void sbx__fds_end(void)
 	pthread_mutex_unlock(&lock);
 }
 
-int sbx__fds_keep(int fd, bool ruleset, atomic_bool *lost)
+/* Where a kept descriptor goes: above the numbers a caller allocates from
+ * (open() takes the lowest free one, and after a spawn must return what
+ * it would after posix_spawn), under its limit, and within the first 1024
+ * (one descriptor a million up would grow the caller's table to match,
+ * which every fork and clone of the caller then copies).  0 where the limit
+ * leaves no such room. */
+static int keep_floor(void)
 {
-	struct kept *grown, k = { .fd = fd, .ruleset = ruleset, .lost = lost };
-	struct stat st;
+	struct rlimit rl;
+	rlim_t top = 1024;
 
-	if (fd < 0)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	return top >= 128 ? (int)top - 64 : 0;
+}
+
+/* *fd moved up to the floor, or left where it is when there is no room. */
+static void move_up(int *fd)
+{
+	int floor = keep_floor(), high;
+
+	if (*fd >= floor || (high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0)
+		return;
+	close(*fd);
+	*fd = high;
+}
+
+int sbx__fds_keep(int *fdp, bool ruleset, atomic_bool *lost)
+{
+	struct kept *grown, k = { .ruleset = ruleset, .lost = lost };
+	struct stat st;
+	int fd;
+
+	if (*fdp < 0)
 		return 0;
+	move_up(fdp);
+	k.fd = fd = *fdp;
 	if (!ruleset && fstat(fd, &st) == 0) {
 		k.dev = st.st_dev;
 		k.ino = st.st_ino;

@@ -140,9 +140,10 @@ void sbx__once_atfork(enum sbx_fork_phase phase);
 
 /* ---- descriptors kept between calls (fds.c) -------------------------- */
 
-/* Making a descriptor to keep: between begin and end, keep registers it. */
+/* Making a descriptor to keep: between begin and end, keep moves it out
+ * of the caller's way (*fd changes) and registers it. */
 void sbx__fds_begin(void);
-int sbx__fds_keep(int fd, bool ruleset, atomic_bool *lost);
+int sbx__fds_keep(int *fd, bool ruleset, atomic_bool *lost);
 void sbx__fds_end(void);
 /* Closes a kept descriptor, unless its number was lost to the caller. */
 void sbx__fds_close(int fd, atomic_bool *lost);

@@ -58,16 +58,26 @@ void sbx__closer_add(struct closer *c, int fd)
 	c->fd[c->n++] = fd;
 }
 
-/* openat(O_PATH) of a name, closing the pending run first if descriptors
- * ran out.  The descriptor, or -errno. */
+bool sbx__closer_spare(struct closer *c, int err)
+{
+	if (err != EMFILE && err != ENFILE)
+		return false;
+	if (c->n) {
+		sbx__closer_flush(c);
+		return true;
+	}
+	return c->spare && c->spare(c->arg);
+}
+
+/* openat(O_PATH) of a name, letting go of what can be if descriptors ran
+ * out.  The descriptor, or -errno. */
 int sbx__open_entry(struct closer *c, int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && c->n) {
-		sbx__closer_flush(c);
-		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	}
+	while ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 &&
+	       sbx__closer_spare(c, errno))
+		;
 	return fd < 0 ? -errno : fd;
 }
 

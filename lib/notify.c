@@ -72,7 +72,7 @@ int sbx__notify_open(struct sbx_ruleset *rs)
 		return 0;
 	sbx__fds_begin();
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0 || (err = sbx__fds_keep(fd, false, &rs->notify_lost))) {
+	if (fd < 0 || (err = sbx__fds_keep(&fd, false, &rs->notify_lost))) {
 		if (fd >= 0)
 			close(fd);
 		rs->notify_failed = true; /* reuse judges as it would without */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -35,6 +36,7 @@ struct seen {
 	 * put a file in its place when replace is set). */
 	const char *when, *remove;
 	int replace;
+	const char *move_to; /* rename `remove' there instead */
 };
 
 static void record(const sbx_event_t *ev, void *arg)
@@ -45,7 +47,9 @@ static void record(const sbx_event_t *ev, void *arg)
 	snprintf(s->path[ev->kind], sizeof(s->path[0]), "%s", ev->path ? ev->path : "");
 	snprintf(s->path2[ev->kind], sizeof(s->path2[0]), "%s", ev->path2 ? ev->path2 : "");
 	s->error[ev->kind] = ev->error;
-	if (ev->kind == SBX_EVENT_EXPAND && s->remove && !strcmp(ev->path, s->when)) {
+	if (ev->kind == SBX_EVENT_EXPAND && s->remove && s->move_to && !strcmp(ev->path, s->when)) {
+		ck_assert_int_eq(rename(s->remove, s->move_to), 0);
+	} else if (ev->kind == SBX_EVENT_EXPAND && s->remove && !strcmp(ev->path, s->when)) {
 		rm_rf(s->remove);
 		ck_assert_int_eq(access(s->remove, F_OK), -1);
 		if (s->replace)
@@ -138,66 +142,147 @@ START_TEST(test_dropped_grant_add_rule_error)
 }
 END_TEST
 
+/* The highest descriptor open. */
+static int highest_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int top = -1, self;
+
+	ck_assert_ptr_nonnull(d);
+	self = dirfd(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != self && atoi(e->d_name) > top)
+			top = atoi(e->d_name);
+	closedir(d);
+	return top;
+}
+
+/* Leaves exactly n descriptors free (n < 0: the limit back at 1024): the
+ * gaps below the highest one filled, the soft limit n above it. */
+static void leave_free(int n)
+{
+	struct rlimit rl;
+	int fd;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = 1024;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < highest_fd(); i++)
+		if (fcntl(i, F_GETFD) < 0)
+			ck_assert_int_eq(dup2(fd, i), i);
+	if (n >= 0) {
+		rl.rlim_cur = (rlim_t)highest_fd() + 1 + (rlim_t)n;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+}
+
+/* Descriptors short: a compile needs three free, whatever the depth of the
+ * denial (it lets go of a directory on the way down and opens it again from
+ * below), and keeps nothing for reuse then.  Below three: EMFILE, said by
+ * an event, and nothing started. */
 START_TEST(test_dropped_grant_descriptor_limit)
 {
 	struct tree t;
 	struct seen seen;
 	sbx_scopeattr_t s;
 	sbx_outcome_t oc;
-	char *argv[] = { FSOP, "read", NULL, NULL };
-	struct rlimit rl;
-	int fd, confined = 0, saw_emfile = 0;
+	char deep[4096], secret[4096];
+	char *argv[] = { FSOP, "read", secret, NULL };
+	int levels = 0, saw_emfile = 0;
 	pid_t pid;
 
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
-	argv[2] = (char *)t.secret;
-	/* No gaps below the highest descriptor, so that the limit is exact. */
-	fd = open("/dev/null", O_RDONLY);
-	while (fd >= 0 && fd < 40)
-		fd = dup(fd);
-	/* From too few descriptors to compile up to enough: the spawn fails
-	 * with EMFILE and starts nothing, or the child is confined in full.
-	 * Never narrowed for want of descriptors (a child that cannot reach
-	 * what it needs), never unconfined. */
-	getrlimit(RLIMIT_NOFILE, &rl);
-	/* As many as sbx_posix_spawn(3) says a compile needs at most: the
-	 * three it keeps, one per directory from / down to the denied path's
-	 * parent, one more. */
-	int levels = 1;
-	for (const char *p = t.other + 1; *p; p++)
+	/* Two more levels below the tree's denial: seven below /. */
+	snprintf(deep, sizeof(deep), "%s/a", t.other);
+	ck_assert_int_eq(mkdir(deep, 0755), 0);
+	snprintf(deep, sizeof(deep), "%s/a/b", t.other);
+	ck_assert_int_eq(mkdir(deep, 0755), 0);
+	snprintf(secret, sizeof(secret), "%s/secret", deep);
+	write_file(secret, "secret\n", 0644);
+	for (const char *p = deep; *p; p++)
 		levels += *p == '/';
-	const int needs = 3 + levels + 1;
-	for (int spare = 0; spare < needs + 4; spare++) {
+	ck_assert_int_ge(levels, 5);
+	for (int spare = 0; spare <= 3 + levels; spare++) {
 		int err;
 
 		/* A new scope each time: nothing cached, every grant opened. */
-		scope_make(&s, &seen, t.other);
-		rl.rlim_cur = 1024;
-		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-		rl.rlim_cur = (rlim_t)count_fds() + (rlim_t)spare;
-		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		scope_make(&s, &seen, deep);
+		leave_free(spare);
 		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
 		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+		/* Never narrowed for want of descriptors (a child that cannot
+		 * reach what it needs), never unconfined. */
 		ck_assert_msg(seen.count[SBX_EVENT_DROPPED] == 0, "spare %d: dropped %s (%s)", spare,
 		              seen.path[SBX_EVENT_DROPPED], strerror(seen.error[SBX_EVENT_DROPPED]));
-		if (err) {
+		if (spare < 3) {
 			ck_assert_msg(err == EMFILE, "spare %d: %s", spare, sbx_strerror(err));
-			ck_assert_msg(spare < needs, "%d spare descriptors, as documented, and EMFILE",
-			              spare);
+			ck_assert_int_eq(seen.count[SBX_EVENT_FAILED], 1);
+			ck_assert_int_eq(seen.error[SBX_EVENT_FAILED], EMFILE);
 			ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
 			saw_emfile = 1;
 		} else {
+			ck_assert_msg(err == 0, "%d spare descriptors, %d levels: %s", spare, levels,
+			              sbx_strerror(err));
 			ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1); /* the denial held */
 			ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
-			confined++;
 		}
 		sbx_scopeattr_destroy(&s);
 	}
 	ck_assert(saw_emfile);
-	/* A few descriptors are enough for the whole compile. */
-	ck_assert_int_gt(confined, 0);
+	leave_free(-1);
 	tree_free(&t);
+}
+END_TEST
+
+/* Descriptors short, the walk lets go of the directory above and opens it
+ * again through "..": moved away meanwhile, the directory it finds is
+ * another one, and what it had still to emit beneath the one it let go of
+ * is dropped (never granted blind). */
+START_TEST(test_descriptors_short_moved_away)
+{
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *dir = make_tmpdir(), p[4096], x[4096], y[4096], q[4096], moved[4096];
+	char deny_x[4096], deny_y[4096], beside_y[4096];
+	char *argv[] = { FSOP, "read", beside_y, NULL };
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	snprintf(p, sizeof(p), "%s/p", dir);
+	snprintf(x, sizeof(x), "%s/x", p);
+	snprintf(y, sizeof(y), "%s/y", p);
+	snprintf(q, sizeof(q), "%s/q", dir);
+	snprintf(moved, sizeof(moved), "%s/x", q);
+	snprintf(deny_x, sizeof(deny_x), "%s/denied", x);
+	snprintf(deny_y, sizeof(deny_y), "%s/denied", y);
+	snprintf(beside_y, sizeof(beside_y), "%s/beside", y);
+	ck_assert_int_eq(mkdir(p, 0755) | mkdir(x, 0755) | mkdir(y, 0755) | mkdir(q, 0755), 0);
+	ck_assert_int_eq(mkdir(deny_x, 0755) | mkdir(deny_y, 0755), 0);
+	write_file(beside_y, "beside\n", 0644);
+	scope_make(&s, &seen, deny_x);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, deny_y), 0);
+	seen.when = x;
+	seen.remove = x;
+	seen.move_to = moved;
+
+	leave_free(3);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ), 0);
+	leave_free(-1);
+	ck_assert_int_eq(access(moved, F_OK), 0); /* the move was made */
+	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_NARROWED);
+	ck_assert_int_ge(seen.count[SBX_EVENT_DROPPED], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_DROPPED], y);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], ESTALE);
+	sbx_scopeattr_destroy(&s);
+	rm_rf(dir);
+	free(dir);
 }
 END_TEST
 
@@ -741,6 +826,7 @@ Suite *suite_outcomes(void)
 	tcase_add_test(tc, test_dropped_grant_vanished);
 	tcase_add_test(tc, test_dropped_grant_add_rule_error);
 	tcase_add_test(tc, test_dropped_grant_descriptor_limit);
+	tcase_add_test(tc, test_descriptors_short_moved_away);
 	tcase_add_test(tc, test_no_landlock_enosys);
 	tcase_add_test(tc, test_no_landlock_eopnotsupp);
 	tcase_add_test(tc, test_refused_restrict_self_eperm);
