@@ -41,7 +41,7 @@ static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, i
 		return err;
 	if (err < 0)
 		return 0; /* refused: a control asked for strictly is not there */
-	if (!atomic_exchange(&said_unconfined, 1))
+	if (sbx__wants(scope, SBX_EVENT_UNCONFINED) && !atomic_exchange(&said_unconfined, 1))
 		sbx__event(scope, SBX_EVENT_UNCONFINED, why, NULL, NULL,
 		           "this kernel has no Landlock (%s): commands run unconfined%s",
 		           why == ENOSYS ? "not built in" : "disabled at boot; add lsm=...,landlock",

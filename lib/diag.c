@@ -57,6 +57,32 @@ SBX_EXPORT const char *sbx_strerror(int err)
 	return strerror(err);
 }
 
+SBX_EXPORT const char *sbx_outcome_name(int confinement)
+{
+	static const char *const names[] = {
+		[SBX_OUTCOME_NONE] = "none",         [SBX_OUTCOME_CONFINED] = "confined",
+		[SBX_OUTCOME_NARROWED] = "narrowed", [SBX_OUTCOME_UNCONFINED] = "unconfined",
+		[SBX_OUTCOME_REFUSED] = "refused",
+	};
+
+	if (confinement < 0 || (size_t)confinement >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[confinement];
+}
+
+SBX_EXPORT const char *sbx_stage_name(int stage)
+{
+	static const char *const names[] = {
+		[SBX_STAGE_NONE] = "none",     [SBX_STAGE_SETUP] = "setup",
+		[SBX_STAGE_ATTR] = "attribute", [SBX_STAGE_FILE_ACTION] = "file action",
+		[SBX_STAGE_CONFINE] = "confinement", [SBX_STAGE_EXEC] = "exec",
+	};
+
+	if (stage < 0 || (size_t)stage >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[stage];
+}
+
 SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 {
 	SBX_KEEP_ERRNO;
@@ -83,6 +109,8 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
 	va_list ap;
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
 
+	if (!sbx__wants(scope, kind))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
@@ -93,6 +121,11 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
 	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,
 	                       .message = message },
 	       scope ? scope->logger_arg : NULL);
+}
+
+bool sbx__wants(const struct sbx_scope *scope, int kind)
+{
+	return !scope || kind < 0 || kind > 31 || (scope->events & SBX_EVENT_BIT(kind));
 }
 
 void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err,

@@ -59,7 +59,7 @@ static const struct {
 	[DROP_ENCLOSED] = { "the entries of ", " keep only what its own rule gives (no writing): "
 	                                       "the Landlock domain this process runs in forbids "
 	                                       "listing it (make the enclosing scope listable: "
-	                                       "SBX_SCOPE_LISTABLE, sbxrun --listable)", false },
+	                                       "SBX_SCOPE_LISTABLE)", false },
 	[DROP_CHANGED] = { "", " stays unreachable: it changed while the scope was compiled "
 	                       "(renamed, replaced or mounted on), so it is not granted", false },
 	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay (or a filesystem mounted from a "

@@ -212,7 +212,7 @@ static void refuse_enclosed(struct compiler *cc)
 	struct sbx_ruleset *out = cc->out;
 
 	if (asprintf(&out->refused_text,
-	             "%s (make the enclosing scope listable, with SBX_SCOPE_LISTABLE or sbxrun --listable)",
+	             "%s (make the enclosing scope listable, with SBX_SCOPE_LISTABLE)",
 	             cc->path) < 0) {
 		out->refused_text = NULL;
 		cc->err = ENOMEM;

@@ -103,6 +103,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	char default_path[256];
 	const char *search_path = NULL;
 	struct refusal refusal = { NULL, NULL, NULL };
+	char **env_copy = NULL;
 	int err = 0, stage = SBX_STAGE_SETUP, privilege = 0;
 
 	if (scopeattr && !scope) {
@@ -121,6 +122,8 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	if (scope) {
 		if ((err = sbx__scope_get(scope, &rs)))
 			goto out;
+		if (!(envp = sbx__scope_env(scope, envp, &env_copy, &err)))
+			goto out;
 		privilege = sbx__privilege_kept(scope, 0);
 		sbx__announce_frozen(scope, rs, envp, NULL);
 		if ((err = restrict_self(scope, rs, &refusal))) {
@@ -128,6 +131,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 			stage = SBX_STAGE_CONFINE;
 			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err, privilege);
 			sbx__scope_put(rs);
+			free(env_copy);
 			return SBX_EREFUSED;
 		}
 	}
@@ -142,6 +146,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 out:
 	sbx__outcome_record(rs ? rs->confinement : SBX_OUTCOME_NONE, rs, stage, -1, err, privilege);
 	sbx__scope_put(rs);
+	free(env_copy);
 	return err;
 }
 

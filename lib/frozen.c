@@ -43,18 +43,23 @@ static bool child_cwd(const sbx_file_actions_t *fa, char *out)
 	return dir ? sbx__resolve(dir, out) == 0 : getcwd(out, PATH_MAX) != NULL;
 }
 
-static void say(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *path,
-                const char *what, const char *remedy)
+/* Whether the compile froze path; said when emit is set. */
+static bool frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *path,
+                   const char *what, const char *remedy, bool emit)
 {
 	for (size_t i = 0; i < rs->ndirs; i++) {
 		const struct sbx_dir *d = &rs->dirs[i];
 
-		if (d->expanded && d->because && !strcmp(d->path, path))
+		if (!d->expanded || !d->because || strcmp(d->path, path))
+			continue;
+		if (emit)
 			sbx__event(scope, SBX_EVENT_FROZEN, 0, path, d->because,
 			           "%s (%s) is frozen: the scope lists it to restrict %s, so the command "
 			           "can neither create nor remove anything directly in it; %s",
 			           path, what, d->because, remedy);
+		return true;
 	}
+	return false;
 }
 
 /* The rule that decides what the scope gives path (the deepest that covers
@@ -75,18 +80,45 @@ static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope, const
 	return best;
 }
 
-/* A directory the command writes in that the scope makes read-only, or
- * denies. */
-static void say_restricted(const struct sbx_scope *scope, const char *path, const char *what,
-                           const char *remedy)
+/* Whether the scope makes a directory the command writes in read-only,
+ * or denies it; said when emit is set. */
+static bool restricted(const struct sbx_scope *scope, const char *path, const char *what,
+                       const char *remedy, bool emit)
 {
 	const struct sbx_scope_rule *r = rule_at(scope, path);
 
-	if (r && r->mode != SBX_MODE_ALLOW)
+	if (!r || r->mode == SBX_MODE_ALLOW)
+		return false;
+	if (emit)
 		sbx__event(scope, SBX_EVENT_FROZEN, 0, path, r->path,
 		           "%s (%s) is %s: it lies in %s, so the command can %s there; %s", path, what,
 		           r->mode == SBX_MODE_READONLY ? "read-only" : "denied", r->path,
 		           r->mode == SBX_MODE_READONLY ? "create nothing" : "reach nothing", remedy);
+	return true;
+}
+
+/* Each directory is said once per scope, at the first spawn where it is
+ * frozen (not at every spawn, nor where it is not). */
+enum { SAID_TMPDIR = 1, SAID_CWD = 2 };
+
+static bool first(const struct sbx_scope *scope, unsigned which)
+{
+	atomic_uint *said = &((struct sbx_scope *)scope)->frozen_said;
+
+	return !(atomic_fetch_or(said, which) & which);
+}
+
+static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *path,
+                     unsigned which, const char *what, const char *frozen_remedy,
+                     const char *restricted_remedy)
+{
+	if (!(atomic_load(&scope->frozen_said) & which) &&
+	    (frozen(scope, rs, path, what, frozen_remedy, false) ||
+	     restricted(scope, path, what, restricted_remedy, false)) &&
+	    first(scope, which)) {
+		frozen(scope, rs, path, what, frozen_remedy, true);
+		restricted(scope, path, what, restricted_remedy, true);
+	}
 }
 
 void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
@@ -94,20 +126,17 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 {
 	const char *tmp = env_of(envp, "TMPDIR");
 	const char *tmp_what = tmp && *tmp ? "TMPDIR" : "the temporary directory, TMPDIR unset";
-	const char *tmp_remedy = "give it a TMPDIR of its own that the scope grants (sbxrun --tmpdir "
-	                         "DIR)";
+	const char *tmp_remedy = "give it a TMPDIR of its own that the scope grants "
+	                         "(sbx_scopeattr_settmpdir(3))";
 	char path[PATH_MAX];
 
-	if (atomic_exchange(&rs->announced, true))
+	if (!sbx__wants(scope, SBX_EVENT_FROZEN) ||
+	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD))
 		return;
-	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0) {
-		say(scope, rs, path, tmp_what, tmp_remedy);
-		say_restricted(scope, path, tmp_what, tmp_remedy);
-	}
-	if (child_cwd(fa, path)) {
-		say(scope, rs, path, "the working directory",
-		    "run it in a directory beside the restricted path, or restrict a path deeper down");
-		say_restricted(scope, path, "the working directory",
-		               "run it in a directory the scope grants, if it writes where it runs");
-	}
+	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0)
+		announce(scope, rs, path, SAID_TMPDIR, tmp_what, tmp_remedy, tmp_remedy);
+	if (child_cwd(fa, path))
+		announce(scope, rs, path, SAID_CWD, "the working directory",
+		         "run it in a directory beside the restricted path, or restrict a path deeper down",
+		         "run it in a directory the scope grants, if it writes where it runs");
 }

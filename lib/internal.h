@@ -88,6 +88,7 @@ struct sbx_scope_rule {
 	 * symlink: the path as written (absolute), which a denial's own
 	 * re-admissions do not take its target for (tree.c); else NULL. */
 	char *written;
+	bool tmpdir; /* sbx_scopeattr_settmpdir()'s: the child's TMPDIR */
 };
 
 struct sbx_ruleset;
@@ -102,6 +103,7 @@ struct sbx_scope {
 	gid_t gid;
 	sbx_logger_t logger;
 	void *logger_arg;
+	unsigned events; /* sbx_scopeattr_setevents() */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
@@ -115,7 +117,14 @@ struct sbx_scope {
 	 * reference-counted. */
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
 	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
+	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c) */
 };
+
+/* The environment the child gets: envp, or with the scope's TMPDIR, a copy
+ * (*copy to free after the spawn, NULL when there is none).  NULL with
+ * ENOMEM in *err. */
+char *const *sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char ***copy,
+                            int *err);
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new
@@ -261,7 +270,6 @@ struct sbx_ruleset {
 	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
 	ino_t mounts_ino;
 	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */
-	atomic_bool announced;             /* what it freezes was said */
 	pthread_mutex_t check_lock;
 	struct sbx_ruleset *live_prev, *live_next; /* every ruleset alive (ruleset.c) */
 };
@@ -285,9 +293,12 @@ int sbx__exec_search(const char *file, const char *search_path, char *const argv
 
 #include "lib/escape.h"
 
+/* Delivers an event to the scope's logger, if its mask lets the kind
+ * through (sbx__wants). */
 void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
                 const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+bool sbx__wants(const struct sbx_scope *scope, int kind);
 
 /* The SBX_EVENT_REFUSED about file.  Where no child writes the refusal
  * line (sbx_execve), the event is that line (without its "sbxspawn: "

@@ -88,7 +88,7 @@ static int settle(const struct sbx_scope *scope, const char *file)
 			sbx__event(scope, SBX_EVENT_DOWNGRADED, ENOTSUP, controls[i].name, NULL,
 			           "not enforced: %s (this build has no Landlock; SBX_SCOPE_STRICT "
 			           "refuses instead)", controls[i].name);
-	if (!atomic_exchange(&said_unconfined, 1))
+	if (sbx__wants(scope, SBX_EVENT_UNCONFINED) && !atomic_exchange(&said_unconfined, 1))
 		sbx__event(scope, SBX_EVENT_UNCONFINED, ENOSYS, NULL, NULL,
 		           "this build has no Landlock (portable): commands run unconfined; ask for "
 		           "SBX_SCOPE_REQUIRE to refuse instead");
@@ -159,6 +159,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	posix_spawn_file_actions_t pfa;
+	char **env_copy = NULL;
 	int err = 0, stage = SBX_STAGE_SETUP, action = -1, confinement = SBX_OUTCOME_NONE;
 	short flags = 0;
 
@@ -168,6 +169,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		err = EINVAL; /* not initialised, or destroyed */
 	else if (scope)
 		err = settle(scope, file);
+	if (!err && scope)
+		envp = sbx__scope_env(scope, envp, &env_copy, &err);
 	if (err == SBX_EREFUSED) {
 		confinement = SBX_OUTCOME_REFUSED;
 		stage = SBX_STAGE_CONFINE;
@@ -187,6 +190,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	sbx__outcome_record(confinement, NULL, err ? stage : SBX_STAGE_NONE, action,
 	                    confinement == SBX_OUTCOME_REFUSED ? ENOTSUP : err,
 	                    scope ? privilege(flags) : 0);
+	free(env_copy);
 	return err;
 }
 
@@ -261,7 +265,8 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
-	int confinement = scope ? SBX_OUTCOME_UNCONFINED : SBX_OUTCOME_NONE, err;
+	int confinement = scope ? SBX_OUTCOME_UNCONFINED : SBX_OUTCOME_NONE, err = 0;
+	char **env_copy = NULL;
 
 	if (scopeattr && !scope) {
 		sbx__outcome_record(SBX_OUTCOME_NONE, NULL, SBX_STAGE_SETUP, -1, EINVAL, 0);
@@ -273,6 +278,10 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 		                    err == SBX_EREFUSED ? ENOTSUP : err, privilege(0));
 		return err;
 	}
+	if (scope && !(envp = sbx__scope_env(scope, envp, &env_copy, &err))) {
+		sbx__outcome_record(SBX_OUTCOME_NONE, NULL, SBX_STAGE_SETUP, -1, err, privilege(0));
+		return err;
+	}
 	/* On record before exec, for the caller to read if exec fails. */
 	sbx__outcome_record(confinement, NULL, SBX_STAGE_EXEC, -1, 0, scope ? privilege(0) : 0);
 	if (search && !*file)
@@ -282,6 +291,7 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 	else
 		err = execve(file, argv, envp) ? errno : 0;
 	sbx__outcome_record(confinement, NULL, SBX_STAGE_EXEC, -1, err, scope ? privilege(0) : 0);
+	free(env_copy);
 	return err;
 }
 

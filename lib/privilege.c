@@ -76,14 +76,13 @@ int sbx__privilege_kept(const struct sbx_scope *scope, short spawn_flags)
 	if (!(scope->flags & SBX_SCOPE_DROP_CAPS) && !(scope->ids && scope->uid != 0) &&
 	    (uid == 0 || caps_survive()))
 		kept |= SBX_PRIVILEGE_CAPS;
-	if (kept && !atomic_exchange(&said, 1))
+	/* One short line: it lands in the middle of the caller's output. */
+	if (kept && sbx__wants(scope, SBX_EVENT_PRIVILEGED) && !atomic_exchange(&said, 1))
 		sbx__event(scope, SBX_EVENT_PRIVILEGED, 0, NULL, NULL,
-		           "confined commands run %s: they can reconfigure the kernel (the core dump "
-		           "helper, sysctls, modules, raw I/O, other processes) and reach past any "
-		           "Landlock boundary; give them another uid and gid (sbx_scopeattr_setids, "
-		           "sbxrun --uid/--gid)%s",
-		           kept & SBX_PRIVILEGE_ROOT ? "as root (uid 0)" : "with capabilities",
-		           kept & SBX_PRIVILEGE_CAPS ? " and drop their capabilities (SBX_SCOPE_DROP_CAPS, "
-		                                       "--drop-caps)" : "");
+		           kept & SBX_PRIVILEGE_ROOT
+		           ? "confined commands run as root (uid 0) and can reach past the boundary: "
+		             "see sbx_scopeattr_setids(3)"
+		           : "confined commands keep capabilities and can reach past the boundary: "
+		             "see SBX_SCOPE_DROP_CAPS");
 	return kept;
 }

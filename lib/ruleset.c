@@ -160,6 +160,7 @@ void sbx__ruleset_forget(struct sbx_scope *s)
 	pthread_mutex_unlock(&cache_lock);
 	sbx__scope_put(snapshot);
 	sbx__scope_put(cache);
+	atomic_store(&s->frozen_said, 0); /* another scope: say it anew */
 }
 
 static struct sbx_ruleset *take(struct sbx_scope *s, struct sbx_ruleset **slot)
@@ -256,6 +257,16 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 		return EINVAL;
 	if ((err = compile_new(s, true, &rs)))
 		return err;
+	/* Every spawn with it would be refused: said now, where a caller that
+	 * compiles at its start can stop with the reason. */
+	if (rs->confinement == SBX_OUTCOME_REFUSED) {
+		sbx__event(s, SBX_EVENT_REFUSED, rs->error, NULL, NULL,
+		           "the scope is refused, and every spawn with it would be: %s (%s: %s)",
+		           rs->refusal.what ? rs->refusal.what : SBX_REFUSED_LANDLOCK,
+		           rs->refusal.call ? rs->refusal.call : "landlock",
+		           rs->refusal.why ? rs->refusal.why : strerror(rs->error));
+		err = SBX_EREFUSED;
+	}
 	pthread_mutex_lock(&cache_lock);
 	old = s->snapshot;
 	cache = s->cache;
@@ -264,5 +275,5 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 	pthread_mutex_unlock(&cache_lock);
 	sbx__scope_put(old);
 	sbx__scope_put(cache);
-	return 0;
+	return err;
 }

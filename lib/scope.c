@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -22,6 +24,7 @@ SBX_EXPORT int sbx_scopeattr_init(sbx_scopeattr_t *scope)
 	scope->__scope = calloc(1, sizeof(*scope->__scope));
 	if (!scope->__scope)
 		return ENOMEM;
+	scope->__scope->events = SBX_EVENTS_ALL;
 	return 0;
 }
 
@@ -101,6 +104,127 @@ SBX_EXPORT int sbx_scopeattr_addallow(sbx_scopeattr_t *restrict scope, const cha
 SBX_EXPORT int sbx_scopeattr_addreadonly(sbx_scopeattr_t *restrict scope, const char *restrict path)
 {
 	return add(scope, SBX_MODE_READONLY, path);
+}
+
+/* Takes back the rules from index `from' on. */
+static void drop_rules(struct sbx_scope *s, size_t from)
+{
+	while (s->nrules > from) {
+		s->nrules--;
+		free(s->rules[s->nrules].path);
+		free(s->rules[s->nrules].written);
+	}
+}
+
+SBX_EXPORT int sbx_scopeattr_addlist(sbx_scopeattr_t *restrict scope, int mode,
+                                     const char *restrict list)
+{
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
+	static const enum sbx_mode modes[] = { [SBX_DENY] = SBX_MODE_DENY,
+		                               [SBX_ALLOW] = SBX_MODE_ALLOW,
+		                               [SBX_READONLY] = SBX_MODE_READONLY };
+	static const char *const names[] = { [SBX_DENY] = "SBX_DENY", [SBX_ALLOW] = "SBX_ALLOW",
+		                             [SBX_READONLY] = "SBX_READONLY" };
+	struct sbx_scope *s = scope->__scope;
+	size_t before;
+	int err = 0;
+
+	if (!s || !list || mode < SBX_DENY || mode > SBX_READONLY)
+		return EINVAL;
+	before = s->nrules;
+	for (const char *item = list, *end; *item && !err; item = *end ? end + 1 : end) {
+		char path[PATH_MAX];
+		size_t len;
+
+		end = strchr(item, ':');
+		if (!end)
+			end = item + strlen(item);
+		if (!(len = (size_t)(end - item)))
+			continue;
+		if (len >= sizeof(path)) {
+			err = ENAMETOOLONG;
+		} else {
+			memcpy(path, item, len);
+			path[len] = '\0';
+			err = add(scope, modes[mode], path);
+		}
+		if (err) {
+			char shown[256];
+
+			snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, item);
+			sbx__event(s, SBX_EVENT_LIST, err, shown, NULL,
+			           "%s%s (in a %s list): %s; nothing of the list was added", shown,
+			           len > 200 ? "..." : "", names[mode], strerror(err));
+		}
+	}
+	if (err)
+		drop_rules(s, before);
+	return err;
+}
+
+SBX_EXPORT int sbx_scopeattr_settmpdir(sbx_scopeattr_t *restrict scope, const char *restrict dir)
+{
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
+	struct sbx_scope *s = scope->__scope;
+	struct stat st;
+	size_t at;
+	int err;
+
+	if (!s)
+		return EINVAL;
+	if (dir && stat(dir, &st))
+		return errno;
+	if (dir && !S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	if (dir) {
+		/* The new one first: a failure leaves the old one in place. */
+		if ((err = add(scope, SBX_MODE_ALLOW, dir)))
+			return err;
+		s->rules[s->nrules - 1].tmpdir = true;
+	}
+	/* The one it replaces (or that NULL removes) goes. */
+	for (at = 0; at < s->nrules && !(s->rules[at].tmpdir && (!dir || at < s->nrules - 1)); at++)
+		;
+	if (at < s->nrules) {
+		free(s->rules[at].path);
+		free(s->rules[at].written);
+		memmove(&s->rules[at], &s->rules[at + 1], (s->nrules - at - 1) * sizeof(*s->rules));
+		s->nrules--;
+		sbx__ruleset_forget(s);
+	}
+	return 0;
+}
+
+char *const *sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char ***copy,
+                            int *err)
+{
+	const struct sbx_scope_rule *tmp = NULL;
+	size_t n = 0, k = 0;
+	char **env;
+
+	*copy = NULL;
+	for (size_t i = 0; scope && i < scope->nrules; i++)
+		if (scope->rules[i].tmpdir)
+			tmp = &scope->rules[i];
+	if (!tmp)
+		return envp;
+	while (envp && envp[n])
+		n++;
+	/* The pointers, then the one string, in one block. */
+	if (!(env = malloc((n + 2) * sizeof(*env) + strlen("TMPDIR=") + strlen(tmp->path) + 1))) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(envp[i], "TMPDIR=", 7))
+			env[k++] = envp[i];
+	env[k] = (char *)(env + n + 2);
+	strcpy(stpcpy(env[k], "TMPDIR="), tmp->path);
+	env[k + 1] = NULL;
+	*copy = env;
+	return env;
 }
 
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
@@ -203,6 +327,22 @@ SBX_EXPORT int sbx_scopeattr_setlogger(sbx_scopeattr_t *scope, sbx_logger_t logg
 		return EINVAL;
 	scope->__scope->logger = logger;
 	scope->__scope->logger_arg = arg;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_setevents(sbx_scopeattr_t *scope, unsigned mask)
+{
+	if (!scope->__scope)
+		return EINVAL;
+	scope->__scope->events = mask;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_getevents(const sbx_scopeattr_t *restrict scope, unsigned *restrict mask)
+{
+	if (!scope->__scope)
+		return EINVAL;
+	*mask = scope->__scope->events;
 	return 0;
 }
 

@@ -238,7 +238,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
 	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1 };
 	struct sbx_ruleset *rs = NULL;
-	char default_path[256];
+	char default_path[256], **env_copy = NULL;
 	int privilege = 0;
 	pid_t pid = -1;
 	int err;
@@ -259,8 +259,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	if (scope && (err = prepare_scope(&c, scope, &rs)))
 		goto out;
 	if (scope) {
+		if (!(c.envp = sbx__scope_env(scope, envp, &env_copy, &err)))
+			goto out;
 		privilege = sbx__privilege_kept(scope, c.flags);
-		sbx__announce_frozen(scope, rs, envp, fa);
+		sbx__announce_frozen(scope, rs, c.envp, fa);
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
@@ -277,6 +279,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 out:
 	report(scope, &c, rs, file, err, privilege);
 	sbx__scope_put(rs);
+	free(env_copy);
 	return err;
 }
 

@@ -201,12 +201,12 @@ static int add_path(struct builder *b, const char *path, enum sbx_mode mode)
  * output to /dev/null): granted unless a path names them or a denial covers
  * them. */
 static const struct sbx_scope_rule harmless[] = {
-	{ SBX_MODE_ALLOW, (char *)"/dev/null", NULL },
-	{ SBX_MODE_ALLOW, (char *)"/dev/zero", NULL },
-	{ SBX_MODE_ALLOW, (char *)"/dev/full", NULL },
-	{ SBX_MODE_ALLOW, (char *)"/dev/tty", NULL },
-	{ SBX_MODE_ALLOW, (char *)"/dev/random", NULL },
-	{ SBX_MODE_ALLOW, (char *)"/dev/urandom", NULL },
+	{ SBX_MODE_ALLOW, (char *)"/dev/null", NULL, false },
+	{ SBX_MODE_ALLOW, (char *)"/dev/zero", NULL, false },
+	{ SBX_MODE_ALLOW, (char *)"/dev/full", NULL, false },
+	{ SBX_MODE_ALLOW, (char *)"/dev/tty", NULL, false },
+	{ SBX_MODE_ALLOW, (char *)"/dev/random", NULL, false },
+	{ SBX_MODE_ALLOW, (char *)"/dev/urandom", NULL, false },
 };
 
 /* The mode the scope's own rules give path: its nearest configured

@@ -284,7 +284,7 @@ static void readme_configure(const char *configure)
 	                                &out), 0);
 	ck_assert_msg(strstr(out, "sbxrun: /tmp (the temporary directory, TMPDIR unset) is read-only: "
 	                          "it lies in /, so the command can create nothing there; give it a "
-	                          "TMPDIR of its own that the scope grants (sbxrun --tmpdir DIR)\n"),
+	                          "TMPDIR of its own that the scope grants (--tmpdir DIR)\n"),
 	              "%s", out);
 	free(out);
 	ck_assert_int_eq(run_scoped_cwd(NULL, t.mine,

@@ -29,6 +29,7 @@ Suite *suite_terminal(void);
 Suite *suite_errors(void);
 Suite *suite_escape(void);
 Suite *suite_usability(void);
+Suite *suite_clients(void);
 Suite *suite_portable(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);

@@ -30,6 +30,7 @@ int main(void)
 	srunner_add_suite(sr, suite_errors());
 	srunner_add_suite(sr, suite_escape());
 	srunner_add_suite(sr, suite_usability());
+	srunner_add_suite(sr, suite_clients());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());

@@ -296,15 +296,47 @@ struct settings {
 	gid_t gid;
 };
 
+/* The library names its own calls and flags as remedies; the user of this
+ * command typed options: each named as the option that does it. */
+static const struct {
+	const char *library, *option;
+} said_as[] = {
+	{ "SBX_SCOPE_STRICT", "--strict" },
+	{ "SBX_SCOPE_REQUIRE", "--require" },
+	{ "SBX_SCOPE_LISTABLE", "--listable" },
+	{ "SBX_SCOPE_DROP_CAPS", "--drop-caps" },
+	{ "sbx_scopeattr_setids(3)", "--uid/--gid" },
+	{ "sbx_scopeattr_setids", "--uid/--gid" },
+	{ "sbx_scopeattr_settmpdir(3)", "--tmpdir DIR" },
+};
+
 static void logger(const sbx_event_t *ev, void *arg)
 {
 	const struct settings *set = arg;
+	const char *m = ev->message;
 
 	if (ev->kind == SBX_EVENT_EXPAND ||
 	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)) ||
 	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
 		return;
-	fprintf(stderr, "sbxrun: %s\n", ev->message);
+	/* Written whole, in one line: stderr is unbuffered. */
+	char line[20000];
+	size_t len = 0;
+
+	while (*m && len < sizeof(line) - 32) {
+		size_t i, n = sizeof(said_as) / sizeof(said_as[0]);
+
+		for (i = 0; i < n && strncmp(m, said_as[i].library, strlen(said_as[i].library)); i++)
+			;
+		if (i < n) {
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", said_as[i].option);
+			m += strlen(said_as[i].library);
+		} else {
+			line[len++] = *m++;
+		}
+	}
+	line[len] = '\0';
+	fprintf(stderr, "sbxrun: %s\n", line);
 }
 
 static int add_flags(sbx_scopeattr_t *scope, int flags)

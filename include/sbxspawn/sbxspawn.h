@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SBX_VERSION_MAJOR 0
-#define SBX_VERSION_MINOR 2
+#define SBX_VERSION_MINOR 3
 
 /* ------------------------------------------------------------------------
  * Error numbers and exit status
@@ -45,7 +45,8 @@ extern "C" {
  * failed". */
 #define SBX_EXIT_REFUSED 125
 
-/* Describes err: the library's own numbers, else strerror(3)'s text. */
+/* Describes err: the library's own numbers (SBX_EREFUSED), else
+ * strerror(3)'s text.  strerror(SBX_EREFUSED) says "Unknown error". */
 const char *sbx_strerror(int err);
 
 /* ------------------------------------------------------------------------
@@ -114,6 +115,22 @@ int sbx_scopeattr_adddeny(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_R
 int sbx_scopeattr_addallow(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
 /* Read and execute beneath path, no writes. */
 int sbx_scopeattr_addreadonly(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
+
+/* Modes for sbx_scopeattr_addlist(). */
+#define SBX_DENY 1
+#define SBX_ALLOW 2
+#define SBX_READONLY 3
+
+/* Adds every path of list, ':'-separated as in PATH (empty items skipped),
+ * as adddeny, addallow or addreadonly would: all or nothing.  On an error
+ * none of the list is added, and an SBX_EVENT_LIST event names the item. */
+int sbx_scopeattr_addlist(sbx_scopeattr_t *SBX_RESTRICT scope, int mode,
+                          const char *SBX_RESTRICT list);
+/* A temporary directory for the child: dir (an existing directory) is
+ * re-admitted with full access, and the child's environment has
+ * TMPDIR=dir, in a copy of the envp the caller passed (the one change the
+ * library makes to the environment).  dir NULL removes it. */
+int sbx_scopeattr_settmpdir(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT dir);
 int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags);
 int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT flags);
 /* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
@@ -129,12 +146,13 @@ int sbx_scopeattr_getids(const sbx_scopeattr_t *SBX_RESTRICT scope, uid_t *SBX_R
 int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi);
 int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT abi);
 
-/* Compile once, spawn many: takes a snapshot of the filesystem now, and
- * every later spawn with this scope applies that snapshot without listing
- * any directory.  Entries created after the snapshot inside an expanded
- * directory stay unreachable, and grants for entries removed since then
- * simply match nothing.  Changing the scope discards the snapshot; calling
- * this again takes a new one. */
+/* Compile once, spawn many: takes a snapshot of the filesystem now, which
+ * every later spawn with this scope applies.  A spawn checks the
+ * directories the snapshot expanded and lists again one that changed, so
+ * entries created since are judged as the compile would have.  Changing
+ * the scope discards the snapshot; calling this again takes a new one.
+ * SBX_EREFUSED where every spawn with the scope would be refused (after an
+ * SBX_EVENT_REFUSED event saying why and what to do). */
 int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
 
 /* ------------------------------------------------------------------------
@@ -155,9 +173,15 @@ enum sbx_event_kind {
 	SBX_EVENT_VANISHED,      /* how many entries (path: the first directory) vanished or
 	                            changed while the scope was compiled; each was an
 	                            SBX_EVENT_DROPPED with error ENOENT or ESTALE */
-	SBX_EVENT_IGNORED_LINK   /* a re-admitting or read-only path (path, as written) led
+	SBX_EVENT_IGNORED_LINK,  /* a re-admitting or read-only path (path, as written) led
 	                            through a symlink into a denial (path2) and was not applied */
+	SBX_EVENT_LIST           /* an item of sbx_scopeattr_addlist() (path) could not be
+	                            added: nothing of the list was */
 };
+
+/* Masks for sbx_scopeattr_setevents(). */
+#define SBX_EVENT_BIT(kind) (1u << (kind))
+#define SBX_EVENTS_ALL 0xffffffffu
 
 typedef struct sbx_event {
 	int kind;            /* enum sbx_event_kind */
@@ -175,6 +199,12 @@ typedef void (*sbx_logger_t)(const sbx_event_t *event, void *arg);
 void sbx_logger_default(const sbx_event_t *event, void *arg);
 /* logger NULL restores the default logger. */
 int sbx_scopeattr_setlogger(sbx_scopeattr_t *scope, sbx_logger_t logger, void *arg);
+/* Which events reach the logger (the default one included): the kinds whose
+ * SBX_EVENT_BIT(kind) is set in mask; SBX_EVENTS_ALL by default.  0: none
+ * is delivered (the outcome still records everything). */
+int sbx_scopeattr_setevents(sbx_scopeattr_t *scope, unsigned mask);
+int sbx_scopeattr_getevents(const sbx_scopeattr_t *SBX_RESTRICT scope,
+                            unsigned *SBX_RESTRICT mask);
 
 /* ------------------------------------------------------------------------
  * Outcome of the last spawn made by the calling thread
@@ -217,6 +247,10 @@ typedef struct sbx_outcome {
 #define SBX_PRIVILEGE_CAPS 0x2 /* it has, or regains at exec, capabilities */
 
 int sbx_outcome_get(sbx_outcome_t *outcome);
+/* In words: "confined", "narrowed", ...; "file action", "exec", ...  An
+ * unknown value gives "unknown". */
+const char *sbx_outcome_name(int confinement);
+const char *sbx_stage_name(int stage);
 
 /* ------------------------------------------------------------------------
  * Spawning

@@ -1,7 +1,9 @@
 /* Spawns its arguments with a scope of its own, through the library: a
  * nested launcher.  Options, before the command: -r PATH (read-only),
- * -d PATH (denied), -l (listable).  With none, a scope that denies
- * nothing: a nested launcher trying to widen what it got. */
+ * -d PATH (denied), -l (listable), -c (compile the scope first, as a build
+ * tool does at its start: exit 124 where that says SBX_EREFUSED).  With
+ * none, a scope that denies nothing: a nested launcher trying to widen
+ * what it got. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,12 +15,14 @@ extern char **environ;
 int main(int argc, char **argv)
 {
 	sbx_scopeattr_t scope;
-	int first = 1, err = 0, status;
+	int first = 1, err = 0, status, compile = 0;
 	pid_t pid;
 
 	sbx_scopeattr_init(&scope);
 	while (!err && first < argc && argv[first][0] == '-') {
-		if (!strcmp(argv[first], "-l"))
+		if (!strcmp(argv[first], "-c"))
+			compile = 1;
+		else if (!strcmp(argv[first], "-l"))
 			err = sbx_scopeattr_setflags(&scope, SBX_SCOPE_LISTABLE);
 		else if (!strcmp(argv[first], "-r") && first + 1 < argc)
 			err = sbx_scopeattr_addreadonly(&scope, argv[++first]);
@@ -30,6 +34,10 @@ int main(int argc, char **argv)
 	}
 	if (err || first >= argc)
 		return 2;
+	if (compile && (err = sbx_scopeattr_compile(&scope))) {
+		fprintf(stderr, "nested: compile: %s\n", sbx_strerror(err));
+		return err == SBX_EREFUSED ? 124 : 125;
+	}
 	err = sbx_posix_spawnp(&pid, argv[first], NULL, NULL, &scope, argv + first, environ);
 	sbx_scopeattr_destroy(&scope);
 	if (err) {
