@@ -467,16 +467,7 @@ static int set_listable(struct settings *set, const char *name, const char *arg)
  * /tmp would freeze /tmp: re-admitted, and named by TMPDIR. */
 static int set_tmpdir(struct settings *set, const char *name, const char *arg)
 {
-	struct stat st;
-	int err;
-
-	if (stat(arg, &st))
-		return errno;
-	if (!S_ISDIR(st.st_mode))
-		return ENOTDIR;
-	if ((err = sbx_scopeattr_addallow(&set->scope, arg)))
-		return err;
-	return setenv("TMPDIR", arg, 1) ? errno : 0;
+	return sbx_scopeattr_settmpdir(&set->scope, arg);
 }
 
 /* The flags of control_options, each its own option. */

@@ -147,12 +147,13 @@ int sbx_scopeattr_setabi(sbx_scopeattr_t *scope, int abi);
 int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT abi);
 
 /* Compile once, spawn many: takes a snapshot of the filesystem now, which
- * every later spawn with this scope applies.  A spawn checks the
- * directories the snapshot expanded and lists again one that changed, so
- * entries created since are judged as the compile would have.  Changing
- * the scope discards the snapshot; calling this again takes a new one.
- * SBX_EREFUSED where every spawn with the scope would be refused (after an
- * SBX_EVENT_REFUSED event saying why and what to do). */
+ * every later spawn with this scope applies after a check (a statx per
+ * directory it visited): a directory that changed is listed again; an
+ * entry created there since stays unreachable (a snapshot grants nothing
+ * new), one that held a grant and went makes the spawn compile anew.
+ * Changing the scope discards the snapshot; calling this again takes a new
+ * one.  SBX_EREFUSED where every spawn with the scope would be refused
+ * (after an SBX_EVENT_REFUSED event saying why and what to do). */
 int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
 
 /* ------------------------------------------------------------------------
