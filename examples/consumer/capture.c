@@ -17,33 +17,33 @@
 
 extern char **environ;
 
-/* What the outcome does not say already: denials not applied, paths left
+/* What the outcome does not say already (denials not applied, paths left
  * out for leading into a denial through a symlink, second names of denied
- * paths, controls this kernel cannot enforce. */
+ * paths, controls this kernel cannot enforce, an item of CAPTURE_DENY that
+ * cannot be added): the only events let through, each one line of capture's. */
 static void note(const sbx_event_t *ev, void *arg)
 {
-	if (ev->kind == SBX_EVENT_IGNORED_DENY || ev->kind == SBX_EVENT_IGNORED_LINK ||
-	    ev->kind == SBX_EVENT_ALIAS || ev->kind == SBX_EVENT_DOWNGRADED)
-		fprintf(arg, "capture: note: %s\n", ev->message);
+	fprintf(arg, "capture: note: %s\n", ev->message);
 }
 
 static int scope_make(sbx_scopeattr_t *scope, const struct capture_options *opt, FILE *err)
 {
-	char *list, *save = NULL;
 	int r;
 
 	if ((r = sbx_scopeattr_init(scope)))
 		return r;
 	sbx_scopeattr_setlogger(scope, note, err);
+	sbx_scopeattr_setevents(scope, SBX_EVENT_BIT(SBX_EVENT_IGNORED_DENY) |
+	                                       SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK) |
+	                                       SBX_EVENT_BIT(SBX_EVENT_ALIAS) |
+	                                       SBX_EVENT_BIT(SBX_EVENT_DOWNGRADED) |
+	                                       SBX_EVENT_BIT(SBX_EVENT_LIST));
 	if (opt->require)
 		sbx_scopeattr_setflags(scope, SBX_SCOPE_REQUIRE);
-	if (!opt->deny)
-		return 0;
-	if (!(list = strdup(opt->deny)))
-		return ENOMEM;
-	for (char *d = strtok_r(list, ":", &save); d && !r; d = strtok_r(NULL, ":", &save))
-		r = sbx_scopeattr_adddeny(scope, d);
-	free(list);
+	if (opt->deny && (r = sbx_scopeattr_addlist(scope, SBX_DENY, opt->deny)))
+		return r;
+	if (opt->tmpdir)
+		r = sbx_scopeattr_settmpdir(scope, opt->tmpdir);
 	return r;
 }
 
@@ -99,7 +99,8 @@ static int failed(const char *cmd, const struct capture_options *opt, int input_
 		fprintf(errf, "capture: %s: cannot be executed: %s\n", cmd, strerror(err));
 		return CAPTURE_CANNOT_EXEC;
 	}
-	fprintf(errf, "capture: %s: not run: %s\n", cmd, sbx_strerror(err));
+	fprintf(errf, "capture: %s: not run (at the %s stage): %s\n", cmd, sbx_stage_name(o.stage),
+	        sbx_strerror(err));
 	return CAPTURE_NOT_RUN;
 }
 
@@ -111,8 +112,9 @@ static void warn_outcome(const char *cmd, FILE *errf)
 	if (sbx_outcome_get(&o))
 		return;
 	if (o.confinement == SBX_OUTCOME_UNCONFINED)
-		fprintf(errf, "capture: warning: %s ran unconfined: this kernel has no Landlock "
-		              "(CAPTURE_REQUIRE=1 refuses instead)\n", cmd);
+		fprintf(errf, "capture: warning: %s ran %s: this kernel has no Landlock "
+		              "(CAPTURE_REQUIRE=1 refuses instead)\n", cmd,
+		        sbx_outcome_name(o.confinement));
 	for (unsigned i = 0; o.confinement == SBX_OUTCOME_NARROWED && i < o.dropped; i++)
 		fprintf(errf, "capture: warning: %s was out of %s's reach too\n", o.dropped_paths[i],
 		        cmd);

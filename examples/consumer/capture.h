@@ -16,9 +16,10 @@
 #define CAPTURE_NOT_FOUND 127   /* not found */
 
 struct capture_options {
-	const char *deny;  /* colon-separated directories out of the command's reach */
-	const char *input; /* a file for the command's standard input, or NULL */
-	int require;       /* never run the command unconfined */
+	const char *deny;   /* colon-separated directories out of the command's reach */
+	const char *tmpdir; /* a directory for the command's temporary files, or NULL */
+	const char *input;  /* a file for the command's standard input, or NULL */
+	int require;        /* never run the command unconfined */
 };
 
 /* Runs argv; what the command says goes to out, capture's own messages to

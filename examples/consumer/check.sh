@@ -14,7 +14,7 @@ cp "$src/configure.ac" "$src/Makefile.am" "$src/capture.h" "$src/capture.c" "$sr
 cd "$work"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 export LD_LIBRARY_PATH="$prefix/lib"
-pkg-config --exists --print-errors 'sbxspawn >= 0.1'
+pkg-config --exists --print-errors 'sbxspawn >= 0.3'
 pkg-config --exists --print-errors 'sbxspawn-testing >= 0.1'
 autoreconf -i >/dev/null 2>&1
 ./configure -q
@@ -29,6 +29,16 @@ case $out in
 *hidden*) echo "consumer: the denial did not hold: $out"; exit 1 ;;
 *visible*"Permission denied"*"[exit 1]"*) ;;
 *) echo "consumer: confined run wrong: $out"; exit 1 ;;
+esac
+# A denial in the list beside an empty item, and a temporary directory of
+# its own inside the denial, which the command writes in.
+mkdir -p data/closed/tmp
+out=$(CAPTURE_DENY=":$work/data/closed:" CAPTURE_TMPDIR="$work/data/closed/tmp" \
+	./capture sh -c 'echo made > "$TMPDIR/f" && cat "$TMPDIR/f" data/closed/f')
+case $out in
+*hidden*) echo "consumer: the denial did not hold beside its TMPDIR: $out"; exit 1 ;;
+*made*"Permission denied"*"[exit 1]"*) ;;
+*) echo "consumer: the temporary directory was not granted: $out"; exit 1 ;;
 esac
 echo "consumer: built with pkg-config against $prefix, ran, and the denial held"
 if ! make -s check >/dev/null 2>&1; then

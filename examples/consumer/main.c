@@ -1,8 +1,9 @@
 /* capture [-i FILE] COMMAND [ARG]...: runs a command with its output
  * captured through a pipe, and prints what it said and how it ended.
  * Directories named in CAPTURE_DENY (colon-separated) are out of the
- * command's reach; CAPTURE_REQUIRE=1 refuses to run it unconfined where
- * the kernel has no Landlock.  Exit statuses: capture.h.
+ * command's reach; CAPTURE_TMPDIR is a directory of its own for temporary
+ * files, granted (its TMPDIR); CAPTURE_REQUIRE=1 refuses to run it
+ * unconfined where the kernel has no Landlock.  Exit statuses: capture.h.
  *
  * It used to call posix_spawnp; MIGRATION.diff is that change. */
 #include <stdlib.h>
@@ -14,6 +15,7 @@ int main(int argc, char **argv)
 {
 	const char *require = getenv("CAPTURE_REQUIRE");
 	struct capture_options opt = { .deny = getenv("CAPTURE_DENY"),
+	                               .tmpdir = getenv("CAPTURE_TMPDIR"),
 	                               .require = require && strcmp(require, "0") };
 	int first = 1;
 
