@@ -73,7 +73,7 @@ static void reset_signals(const struct child *c)
 	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
 
 	for (int sig = 1; sig < _NSIG; sig++) {
-		struct sigaction sa;
+		unsigned long now[4] = { 0 };
 		const unsigned long *set = NULL;
 
 		if (sig == SIGKILL || sig == SIGSTOP)
@@ -83,8 +83,12 @@ static void reset_signals(const struct child *c)
 		else if (sig >= 32 && sig < SIGRTMIN)
 			/* The C library's own signals: as its posix_spawn. */
 			set = libc_signal_ignored(sig) ? ign : NULL;
-		else if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
-		         sa.sa_handler != SIG_DFL)
+		/* Read from the kernel, not through sigaction(3): musl's takes a
+		 * lock for SIGABRT, which a fork in another thread holds, and a
+		 * child copied at that moment would wait for it forever with
+		 * every signal blocked (a sanitizer's sigaction takes its own). */
+		else if (sys(SYS_rt_sigaction, sig, 0, (long)now, KERNEL_SIGSET_SIZE) == 0 &&
+		         now[0] != (unsigned long)SIG_IGN && now[0] != (unsigned long)SIG_DFL)
 			set = dfl;
 		if (set)
 			(void)sys(SYS_rt_sigaction, sig, (long)set, 0, KERNEL_SIGSET_SIZE);
