@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (compile && (err = sbx_scopeattr_compile(&scope))) {
 		fprintf(stderr, "nested: compile: %s\n", sbx_strerror(err));
+		sbx_scopeattr_destroy(&scope);
 		return err == SBX_EREFUSED ? 124 : 125;
 	}
 	err = sbx_posix_spawnp(&pid, argv[first], NULL, NULL, &scope, argv + first, environ);
