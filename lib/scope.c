@@ -28,6 +28,12 @@ SBX_EXPORT int sbx_scopeattr_init(sbx_scopeattr_t *scope)
 	return 0;
 }
 
+static void free_rule(struct sbx_scope_rule *r)
+{
+	free(r->path);
+	free(r->written);
+}
+
 SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 {
 	SBX_KEEP_ERRNO;
@@ -38,8 +44,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 		return EINVAL;
 	sbx__ruleset_forget(s);
 	for (size_t i = 0; i < s->nrules; i++) {
-		free(s->rules[i].path);
-		free(s->rules[i].written);
+		free_rule(&s->rules[i]);
 	}
 	free(s->rules);
 	free(s->ports);
@@ -111,8 +116,7 @@ static void drop_rules(struct sbx_scope *s, size_t from)
 {
 	while (s->nrules > from) {
 		s->nrules--;
-		free(s->rules[s->nrules].path);
-		free(s->rules[s->nrules].written);
+		free_rule(&s->rules[s->nrules]);
 	}
 }
 
@@ -188,8 +192,7 @@ SBX_EXPORT int sbx_scopeattr_settmpdir(sbx_scopeattr_t *restrict scope, const ch
 	for (at = 0; at < s->nrules && !(s->rules[at].tmpdir && (!dir || at < s->nrules - 1)); at++)
 		;
 	if (at < s->nrules) {
-		free(s->rules[at].path);
-		free(s->rules[at].written);
+		free_rule(&s->rules[at]);
 		memmove(&s->rules[at], &s->rules[at + 1], (s->nrules - at - 1) * sizeof(*s->rules));
 		s->nrules--;
 		sbx__ruleset_forget(s);
