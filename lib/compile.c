@@ -69,7 +69,7 @@ static int open_ruleset(struct compiler *cc)
 		return err; /* -1: refused, under SBX_SCOPE_STRICT */
 	sbx__fds_begin();
 	fd = sbx__ruleset_create(out->abi, out->net, sbx__controls_scoped(out->controls));
-	if (fd >= 0 && (err = sbx__fds_keep(&fd, true, &out->fd_lost)))
+	if (fd >= 0 && !out->once && (err = sbx__fds_keep(&fd, true, &out->fd_lost)))
 		close(fd);
 	else
 		out->fd = fd;
@@ -107,7 +107,12 @@ static int watch_mounts(struct sbx_ruleset *out)
 		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (out->mounts_fd < 0)
 		err = errno == ENOENT ? 0 : errno; /* no /proc: said when it is read */
-	else if (fstat(out->mounts_fd, &st) || (err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)))
+	else if (out->once) {
+		/* Polled while the compile runs, never after: nothing to keep. */
+		sbx__fds_end();
+		return 0;
+	} else if (fstat(out->mounts_fd, &st) ||
+	           (err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)))
 		err = err ? err : errno;
 	if (err && out->mounts_fd >= 0)
 		close(out->mounts_fd);
@@ -185,18 +190,18 @@ static int run(struct compiler *cc)
 	}
 	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope);
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
-	out->reusable = out->reusable && (!cc->tree.restricts || out->mounts_fd >= 0);
+	out->reusable = out->reusable && !out->once && (!cc->tree.restricts || out->mounts_fd >= 0);
 	return 0;
 }
 
-int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out)
+int sbx__ruleset_compile(const struct sbx_scope *scope, bool once, struct sbx_ruleset *out)
 {
 	int kernel_abi = sbx__landlock_abi();
 	struct compiler *cc;
 	int err = ENOMEM;
 
-	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = true,
-	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
+	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = !once,
+	                             .once = once, .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);
 	if (kernel_abi < 0) {

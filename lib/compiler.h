@@ -273,6 +273,7 @@ struct compiler {
 	char path[PATH_MAX]; /* its path */
 	bool transient;      /* the drop being made is of an entry of a listed
 	                      * directory that vanished or changed meanwhile */
+	bool mounts_moved;   /* the mount table changed while the compile ran */
 	int err;             /* the compile as a whole failed */
 	bool refused;        /* out says why */
 	/* Entries that vanished between listing and opening, said in one

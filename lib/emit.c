@@ -8,9 +8,11 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +245,136 @@ static int list_watched(struct compiler *cc, struct visit *v)
 	return err;
 }
 
+/* ---- directories proved in a run ---------------------------------------- */
+
+/* An entry that is a directory needs proving that it is the one listed
+ * (no file has its inode, so no link count matters).  In a directory whose
+ * times move with every change of an entry, and last moved well before the
+ * compile began (stamps.c), the proof can be had for a run of them at
+ * once: each is opened, then the directory is looked at again.  Times
+ * unchanged since before the listing, nothing was added, removed or
+ * renamed in it meanwhile, so every name opened is the inode listed; the
+ * mount table unchanged since it was read, none of them has had something
+ * mounted on it either.  One statx(2) and one poll(2) for the run, not a
+ * statx(2) each.  Times that moved, or a table that did, and the run is
+ * judged one by one, as is the rest of the directory. */
+struct run {
+	int fd[32];
+	size_t entry[32];
+	size_t n;
+	bool off;       /* judged one by one */
+};
+
+static bool run_allowed(struct compiler *cc, const struct visit *v, const struct judge *j)
+{
+	return cc->out->mounts_fd >= 0 && !cc->mounts_moved && !v->foreign && j->trust_ino &&
+	       sbx__fs_notifies(v->fs_type) && !sbx__stamp_racy(&v->sx, v->fs_type, &cc->started);
+}
+
+/* Whether this entry can join a run: a directory, on no mount point. */
+static bool run_fits(struct compiler *cc, const struct entry *e, const char *name)
+{
+	char at[PATH_MAX + NAME_MAX + 2];
+
+	if (e->type != DT_DIR)
+		return false;
+	snprintf(at, sizeof(at), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
+	return !sbx__mount_at(&cc->mounts, at);
+}
+
+/* The mount table as read: a change poll(2) says once, so it is said on
+ * to a reuse by the ruleset's not being kept. */
+static bool mounts_still(struct compiler *cc)
+{
+	struct pollfd pfd = { .fd = cc->out->mounts_fd, .events = POLLPRI };
+
+	if (poll(&pfd, 1, 0) == 0)
+		return true;
+	cc->mounts_moved = true;
+	cc->out->reusable = false;
+	return false;
+}
+
+static bool dir_still(const struct visit *v)
+{
+	struct statx now;
+
+	return sbx__statx_fd(v->fd, &now) == 0 && now.stx_ino == v->sx.stx_ino &&
+	       now.stx_mtime.tv_sec == v->sx.stx_mtime.tv_sec &&
+	       now.stx_mtime.tv_nsec == v->sx.stx_mtime.tv_nsec &&
+	       now.stx_ctime.tv_sec == v->sx.stx_ctime.tv_sec &&
+	       now.stx_ctime.tv_nsec == v->sx.stx_ctime.tv_nsec;
+}
+
+static void judge_one(struct compiler *cc, struct visit *v, const struct judge *j, size_t i);
+
+/* Proves the run, and grants it; or judges it one by one. */
+static void run_settle(struct compiler *cc, struct visit *v, const struct judge *j, struct run *r)
+{
+	bool proved;
+
+	if (!r->n)
+		return;
+	proved = dir_still(v) && mounts_still(cc);
+	for (size_t k = 0; k < r->n; k++) {
+		struct entry *e = &v->l.v[r->entry[k]];
+		const char *name = sbx__entry_name(&v->l, e);
+		int err;
+
+		if (!proved) {
+			close(r->fd[k]);
+			judge_one(cc, v, j, r->entry[k]);
+			continue;
+		}
+		err = sbx__grant(j, r->fd[k], true, j->rights, name);
+		sbx__closer_add(j->closer, r->fd[k]);
+		record(cc, v, e, name, err ? V_FAILED : V_GRANTED, err);
+		if (!err && !cc->out->once)
+			sbx__listing_prove(&v->l, e, &(struct proof){ .dir = true });
+	}
+	r->off = !proved;
+	r->n = 0;
+}
+
+/* Opens entry i into the run: false if it cannot join (judged alone). */
+static bool run_add(struct compiler *cc, struct visit *v, const struct judge *j, struct run *r,
+                    size_t i)
+{
+	const char *name = sbx__entry_name(&v->l, &v->l.v[i]);
+	int fd;
+
+	if (r->n == sizeof(r->fd) / sizeof(r->fd[0]))
+		run_settle(cc, v, j, r);
+	if (r->off)
+		return false;
+	/* Short of descriptors, the run is settled first: it holds some. */
+	while ((fd = openat(v->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+	       (errno == EMFILE || errno == ENFILE) && r->n)
+		run_settle(cc, v, j, r);
+	if (fd < 0 || r->off) {
+		if (fd >= 0)
+			close(fd);
+		return false; /* gone, no longer a directory, or short: alone */
+	}
+	r->fd[r->n] = fd;
+	r->entry[r->n++] = i;
+	return true;
+}
+
+static void judge_one(struct compiler *cc, struct visit *v, const struct judge *j, size_t i)
+{
+	struct entry *e = &v->l.v[i];
+	const char *name = sbx__entry_name(&v->l, e);
+	struct proof proof;
+	bool reuse = !cc->out->once; /* what proves it later, taken only for a reuse */
+	int err;
+	enum verdict verdict = sbx__judge(j, v->fd, name, e, &err, reuse ? &proof : NULL);
+
+	record(cc, v, e, name, verdict, err);
+	if (verdict == V_GRANTED && reuse)
+		sbx__listing_prove(&v->l, e, &proof);
+}
+
 /* Lists the directory and judges every entry that is not a node; `have' is
  * what the rules on it and above give its entries already. */
 static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t rights)
@@ -253,6 +385,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	                   .mnt = v->sx.stx_mnt_id, .rights = rights, .file_rights = cc->rights.file,
 	                   .trust_ino = sbx__fs_trusts_ino(v->fs_type), .foreign = v->foreign };
 	size_t dropped;
+	struct run run = { .n = 0 };
 	int err = list_watched(cc, v);
 
 	if (err == EACCES && enclosed(v->fd)) {
@@ -277,6 +410,7 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 	sbx__event(cc->scope, SBX_EVENT_EXPAND, 0, cc->path, NULL, "expanding %s (%zu entries)",
 	           cc->path, v->l.n);
 	dropped = cc->out->ndropped;
+	run.off = !run_allowed(cc, v, &j);
 	for (size_t i = 0; i < v->l.n && !cc->err; i++) {
 		struct entry *e = &v->l.v[i];
 		const char *name = sbx__entry_name(&v->l, e);
@@ -285,13 +419,13 @@ static void expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t
 			e->kind = ENTRY_NODE;
 			continue;
 		}
-		struct proof proof;
-		enum verdict verdict = sbx__judge(&j, v->fd, name, e, &err, &proof);
-
-		record(cc, v, e, name, verdict, err);
-		if (verdict == V_GRANTED)
-			sbx__listing_prove(&v->l, e, &proof);
+		if (run.off || !run_fits(cc, e, name) || !run_add(cc, v, &j, &run, i))
+			judge_one(cc, v, &j, i);
 	}
+	if (cc->err)
+		while (run.n)
+			close(run.fd[--run.n]);
+	run_settle(cc, v, &j, &run);
 	v->unsettled = cc->out->ndropped != dropped;
 }
 
@@ -471,7 +605,10 @@ static bool spare(void *arg)
 	struct visit *top = NULL;
 
 	if (out->mounts_fd >= 0) {
-		sbx__fds_close(out->mounts_fd, &out->mounts_lost);
+		if (out->once)
+			close(out->mounts_fd); /* never kept */
+		else
+			sbx__fds_close(out->mounts_fd, &out->mounts_lost);
 		out->mounts_fd = -1;
 		out->reusable = false;
 		return true;

@@ -120,7 +120,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 		search_path = sbx__search_path(default_path, sizeof(default_path));
 	}
 	if (scope) {
-		if ((err = sbx__scope_get(scope, &rs)))
+		if ((err = sbx__scope_get(scope, true, &rs)))
 			goto out;
 		if (!(envp = sbx__scope_env(scope, envp, &env_copy, &err)))
 			goto out;

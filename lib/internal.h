@@ -128,8 +128,10 @@ char *const *sbx__scope_env(const struct sbx_scope *scope, char *const envp[], c
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new
- * compile.  0 with *rs to be put back, or an error number. */
-int sbx__scope_get(const struct sbx_scope *scope, struct sbx_ruleset **rs);
+ * compile, kept for the next spawn.  With `once' (an exec that replaces
+ * the caller), a new compile is made for this one use and not kept.  0
+ * with *rs to be put back, or an error number. */
+int sbx__scope_get(const struct sbx_scope *scope, bool once, struct sbx_ruleset **rs);
 void sbx__scope_put(struct sbx_ruleset *rs);
 /* The scope changed: nothing compiled from it before applies. */
 void sbx__ruleset_forget(struct sbx_scope *s);
@@ -255,6 +257,8 @@ struct sbx_ruleset {
 	                         * they are listed again: then the compile is
 	                         * what a new one would give, narrowed no more */
 	bool snapshot;     /* sbx_scopeattr_compile(): entries that appear stay unreachable */
+	bool once;         /* for one exec (sbx_execve): nothing kept for a reuse, no
+	                    * watches, no handles, no descriptor moved up */
 	uint64_t file_rights;
 	struct sbx_dir *dirs;
 	size_t ndirs, dirs_cap;
@@ -278,7 +282,7 @@ struct sbx_ruleset {
  * out->confinement telling the outcome (a refused ruleset is an outcome,
  * not an error), or an error number for a spawn that must not happen
  * (ENOMEM, EMFILE, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
-int sbx__ruleset_compile(const struct sbx_scope *scope, struct sbx_ruleset *out);
+int sbx__ruleset_compile(const struct sbx_scope *scope, bool once, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
 /* ---- exec (exec.c) --------------------------------------------------- */

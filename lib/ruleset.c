@@ -77,8 +77,16 @@ void sbx__ruleset_atfork(enum sbx_fork_phase phase)
 
 void sbx__ruleset_release(struct sbx_ruleset *rs)
 {
-	sbx__fds_close(rs->fd, &rs->fd_lost);
-	sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
+	if (rs->once) {
+		/* Never kept (compile.c), so never lost: ours to close. */
+		if (rs->fd >= 0)
+			close(rs->fd);
+		if (rs->mounts_fd >= 0)
+			close(rs->mounts_fd);
+	} else {
+		sbx__fds_close(rs->fd, &rs->fd_lost);
+		sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
+	}
 	sbx__notify_release(rs);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
@@ -192,14 +200,15 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
 }
 
 /* Compiles into a new reference-counted ruleset. */
-static int compile_new(const struct sbx_scope *s, bool snapshot, struct sbx_ruleset **out)
+static int compile_new(const struct sbx_scope *s, bool snapshot, bool once,
+                       struct sbx_ruleset **out)
 {
 	struct sbx_ruleset *rs = malloc(sizeof(*rs));
 	int err;
 
 	if (!rs)
 		return ENOMEM;
-	if ((err = sbx__ruleset_compile(s, rs))) {
+	if ((err = sbx__ruleset_compile(s, once, rs))) {
 		free(rs);
 		return err;
 	}
@@ -222,7 +231,7 @@ static bool keepable(const struct sbx_ruleset *rs)
 	                        (rs->confinement == SBX_OUTCOME_NARROWED && !rs->lasting_drops));
 }
 
-int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)
+int sbx__scope_get(const struct sbx_scope *cs, bool once, struct sbx_ruleset **out)
 {
 	/* What is cached is not part of the scope's value: const to callers. */
 	struct sbx_scope *s = (struct sbx_scope *)cs;
@@ -237,8 +246,8 @@ int sbx__scope_get(const struct sbx_scope *cs, struct sbx_ruleset **out)
 			return 0;
 		}
 	}
-	err = compile_new(s, snapshot, &rs);
-	if (!err && (snapshot || keepable(rs)))
+	err = compile_new(s, snapshot, once, &rs);
+	if (!err && !once && (snapshot || keepable(rs)))
 		keep(s, snapshot ? &s->snapshot : &s->cache, held, rs);
 	sbx__scope_put(held);
 	*out = rs;
@@ -255,7 +264,7 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 
 	if (!s)
 		return EINVAL;
-	if ((err = compile_new(s, true, &rs)))
+	if ((err = compile_new(s, true, false, &rs)))
 		return err;
 	/* Every spawn with it would be refused: said now, where a caller that
 	 * compiles at its start can stop with the reason. */

@@ -141,7 +141,7 @@ static int max_int(int a, int b)
 /* The ruleset a spawn with this scope applies, in the child's record. */
 static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct sbx_ruleset **rs)
 {
-	int err = sbx__scope_get(scope, rs);
+	int err = sbx__scope_get(scope, false, rs);
 
 	if (err)
 		return err;

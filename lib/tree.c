@@ -31,17 +31,23 @@
 static char runtime_paths[2][PATH_MAX];
 static atomic_bool runtime_known;
 
+/* Where the kernel says the file is: one open and one readlink where
+ * /proc is, not realpath(3)'s readlink per component. */
+static void runtime_path(const char *name, char *out)
+{
+	if (sbx__resolve(name, out))
+		out[0] = '\0';
+}
+
 static void runtime_probe(void)
 {
 	Dl_info info;
 	unsigned long base = getauxval(AT_BASE);
 
-	if (dladdr((void *)&getpid, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
-	    !realpath(info.dli_fname, runtime_paths[0]))
-		runtime_paths[0][0] = '\0';
-	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
-	    !realpath(info.dli_fname, runtime_paths[1]))
-		runtime_paths[1][0] = '\0';
+	if (dladdr((void *)&getpid, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		runtime_path(info.dli_fname, runtime_paths[0]);
+	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		runtime_path(info.dli_fname, runtime_paths[1]);
 }
 
 /* Why denying rule i would stop every program, or NULL; a path left out

@@ -3,6 +3,7 @@
  * seccomp filter, limits and files in the way. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -515,6 +516,69 @@ START_TEST(test_execve_errors)
 }
 END_TEST
 
+/* A confinement for one exec sets up nothing a later spawn would use: no
+ * inotify instance, no descriptor moved up out of the caller's way, and,
+ * the exec failing, nothing left open.  Looked at from the logger, while
+ * the compile lists a directory. */
+static struct {
+	int expands, inotify, high;
+} once_seen;
+
+static void look_at_fds(const sbx_event_t *ev, void *arg)
+{
+	DIR *d;
+	struct dirent *de;
+	char link[64], to[256];
+	ssize_t n;
+
+	(void)arg;
+	if (ev->kind != SBX_EVENT_EXPAND || !(d = opendir("/proc/self/fd")))
+		return;
+	once_seen.expands++;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		once_seen.high += atoi(de->d_name) >= 960;
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		if ((n = readlink(link, to, sizeof(to) - 1)) > 0) {
+			to[n] = '\0';
+			once_seen.inotify += strstr(to, "inotify") != NULL;
+		}
+	}
+	closedir(d);
+}
+
+START_TEST(test_execve_once)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	char *argv[] = { "x", NULL };
+	int before, status;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, look_at_fds, NULL), 0);
+	/* In a child: it confines itself, then fails to exec, and says
+	 * what it saw in its status. */
+	if ((pid = fork()) == 0) {
+		before = count_fds();
+		if (sbx_execve(join(t.mine, "absent"), &s, argv, environ) != ENOENT)
+			_exit(1);
+		_exit(!once_seen.expands ? 2 : once_seen.inotify ? 3 : once_seen.high ? 4
+		      : count_fds() != before ? 5 : 0);
+	}
+	status = wait_status(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	              "status %#x (1 not ENOENT, 2 nothing listed, 3 an inotify instance, "
+	              "4 a descriptor moved up, 5 descriptors left open)", status);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_execve_enotsup)
 {
 	sbx_scopeattr_t s;
@@ -691,6 +755,7 @@ Suite *suite_errors(void)
 	tcase_add_test(tc, test_enomem_execve);
 	tcase_add_test(tc, test_einval_destroyed_scope);
 	tcase_add_test(tc, test_execve_errors);
+	tcase_add_test(tc, test_execve_once);
 	tcase_add_test(tc, test_execve_enotsup);
 	tcase_add_test(tc, test_path_errors);
 	tcase_add_test(tc, test_child_errors);

@@ -24,6 +24,10 @@
 
 #include "tests/common.h"
 
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
 #define FSOP HELPER_DIR "/fsop"
 
 /* A logger that keeps what it is told. */
@@ -37,6 +41,9 @@ struct seen {
 	const char *when, *remove;
 	int replace;
 	const char *move_to; /* rename `remove' there instead */
+	/* On the EXPAND event of `when': exchange `swap' with `swap_with', or
+	 * bind-mount `bind' onto `bind_onto'. */
+	const char *swap, *swap_with, *bind, *bind_onto;
 };
 
 static void record(const sbx_event_t *ev, void *arg)
@@ -47,6 +54,11 @@ static void record(const sbx_event_t *ev, void *arg)
 	snprintf(s->path[ev->kind], sizeof(s->path[0]), "%s", ev->path ? ev->path : "");
 	snprintf(s->path2[ev->kind], sizeof(s->path2[0]), "%s", ev->path2 ? ev->path2 : "");
 	s->error[ev->kind] = ev->error;
+	if (ev->kind == SBX_EVENT_EXPAND && s->when && !strcmp(ev->path, s->when) && s->swap)
+		ck_assert_int_eq(syscall(SYS_renameat2, AT_FDCWD, s->swap, AT_FDCWD, s->swap_with,
+		                         RENAME_EXCHANGE), 0);
+	if (ev->kind == SBX_EVENT_EXPAND && s->when && !strcmp(ev->path, s->when) && s->bind)
+		ck_assert_int_eq(mount(s->bind, s->bind_onto, NULL, MS_BIND, NULL), 0);
 	if (ev->kind == SBX_EVENT_EXPAND && s->remove && s->move_to && !strcmp(ev->path, s->when)) {
 		ck_assert_int_eq(rename(s->remove, s->move_to), 0);
 	} else if (ev->kind == SBX_EVENT_EXPAND && s->remove && !strcmp(ev->path, s->when)) {
@@ -105,6 +117,108 @@ START_TEST(test_dropped_grant_vanished)
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
 	ck_assert_uint_eq(oc.dropped, 0);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* A directory whose times last moved well before the compile has its
+ * entries that are directories proved in runs (emit.c): opened, then the
+ * directory looked at once.  Aged here past the window in which its times
+ * could not tell a change (stamps.c), so that the runs are what is tested. */
+static void age(void)
+{
+	usleep(200 * 1000);
+}
+
+/* The denied directory exchanged with a granted sibling between the
+ * listing and the opens: the name listed as `third' now holds the secret.
+ * The run sees the directory changed and judges each entry alone, which
+ * drops `third' as not what was listed (it would be granted, and the
+ * secret with it, if a run were taken on trust). */
+START_TEST(test_run_proof_exchange)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	age();
+	scope_make(&s, &seen, t.other);
+	seen.when = t.projects;
+	seen.swap = t.third;
+	seen.swap_with = t.other;
+	argv[2] = (char *)join(t.third, "secret");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_msg(strstr(out, "EACCES"), "%s", out);
+	free(out);
+	ck_assert_int_ge(seen.count[SBX_EVENT_DROPPED], 1);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], ESTALE);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* The denied directory bind-mounted onto a granted sibling between the
+ * listing and the opens: the directory's times do not move, the mount
+ * table does, and the run is judged entry by entry again. */
+START_TEST(test_run_proof_mount)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	age();
+	scope_make(&s, &seen, t.other);
+	seen.when = t.projects;
+	seen.bind = t.other;
+	seen.bind_onto = t.third;
+	argv[2] = (char *)join(t.third, "secret");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	ck_assert_msg(strstr(out, "EACCES"), "%s", out);
+	free(out);
+	ck_assert_int_ge(seen.count[SBX_EVENT_DROPPED], 1);
+	ck_assert_int_eq(seen.error[SBX_EVENT_DROPPED], ESTALE);
+	umount2(t.third, MNT_DETACH);
+	sbx_scopeattr_destroy(&s);
+	tree_free(&t);
+}
+END_TEST
+
+/* Quiet, a run grants what entry-by-entry judging grants. */
+START_TEST(test_run_quiet)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	char *out;
+	char *argv[] = { FSOP, "read", NULL, NULL };
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	age();
+	scope_make(&s, &seen, t.other);
+	argv[2] = (char *)join(t.third, "file");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_CONFINED);
+	argv[2] = (char *)join(t.mine, "file");
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 0);
+	free(out);
+	argv[2] = t.secret;
+	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
+	free(out);
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }
@@ -824,6 +938,9 @@ Suite *suite_outcomes(void)
 
 	tcase_set_timeout(tc, SPAWN_TIMEOUT);
 	tcase_add_test(tc, test_dropped_grant_vanished);
+	tcase_add_test(tc, test_run_proof_exchange);
+	tcase_add_test(tc, test_run_proof_mount);
+	tcase_add_test(tc, test_run_quiet);
 	tcase_add_test(tc, test_dropped_grant_add_rule_error);
 	tcase_add_test(tc, test_dropped_grant_descriptor_limit);
 	tcase_add_test(tc, test_descriptors_short_moved_away);

@@ -12,7 +12,7 @@ sigismember strcmp strncmp strlen memcpy memset memmove __stack_chk_fail __stack
 status=0
 for unit in child confine; do
 	obj=
-	for o in "$top_builddir/lib/.libs/libsbxspawn_la-$unit.o" "$top_builddir/lib/libsbxspawn_la-$unit.o"; do
+	for o in "$top_builddir/lib/.libs/libsbxspawn_core_la-$unit.o" "$top_builddir/lib/libsbxspawn_core_la-$unit.o"; do
 		[ -f "$o" ] && obj=$o && break
 	done
 	if [ -z "$obj" ]; then
