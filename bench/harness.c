@@ -133,6 +133,18 @@ double median(const struct samples *s)
 	return pct(s, 50);
 }
 
+double paired(const struct samples *a, const struct samples *b)
+{
+	struct samples r = { 0 };
+	double m;
+
+	for (size_t i = 0; i < a->n && i < b->n; i++)
+		samples_add(&r, a->v[i] / b->v[i]);
+	m = median(&r);
+	free(r.v);
+	return m;
+}
+
 double now_ns(void)
 {
 	struct timespec ts;

@@ -39,6 +39,10 @@ struct samples {
 void samples_add(struct samples *s, double x);
 double pct(const struct samples *s, double p);
 double median(const struct samples *s);
+/* The median of the ratios a[r]/b[r] of rows measured in the same rounds:
+ * each pair taken at the same moment, so that a drift of the machine's
+ * speed moves both. */
+double paired(const struct samples *a, const struct samples *b);
 double now_ns(void);
 
 extern FILE *csv;
