@@ -155,28 +155,64 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 	return 0;
 }
 
+/* The child's stacks: a few are kept for the next spawns, for a new
+ * mapping costs a spawn three system calls, its first pages' faults, and
+ * its unmapping a flush of every processor's view of the caller's memory.
+ * A stack is free again once clone() has returned: the child has exec'd
+ * or exited by then (CLONE_VFORK).  Taken and given back with an atomic
+ * exchange each, so that threads spawning at once never share one; under
+ * an address sanitizer, whose bookkeeping of a stack a child abandons
+ * mid-call is not to be trusted twice, none is kept. */
+#define SPARE_STACKS 4
+static char *_Atomic spare_stacks[SPARE_STACKS];
+
+static char *stack_take(size_t size, size_t page)
+{
+	char *stack;
+	int err;
+
+	for (int i = 0; i < SPARE_STACKS; i++)
+		if ((stack = atomic_exchange(&spare_stacks[i], NULL)))
+			return stack;
+	/* The stack grows down onto a guard page: an overflow faults instead
+	 * of writing the parent's memory. */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return NULL;
+	if (mprotect(stack, page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, size);
+		errno = err;
+		return NULL;
+	}
+	return stack;
+}
+
+static void stack_give(char *stack, size_t size)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+	for (int i = 0; i < SPARE_STACKS; i++) {
+		char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&spare_stacks[i], &none, stack))
+			return;
+	}
+#endif
+	munmap(stack, size);
+}
+
 /* Creates the child on a stack of its own and waits for it to exec or
  * fail: its pid, or -1 with errno. */
 static pid_t start_child(struct child *c)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t size = CHILD_STACK + (size_t)page;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
 	sigset_t all;
 	char *stack;
 	pid_t pid;
 	int err;
 
-	/* The stack grows down onto a guard page: an overflow faults instead
-	 * of writing the parent's memory. */
-	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
+	if (!(stack = stack_take(size, page)))
 		return -1;
-	if (mprotect(stack, (size_t)page, PROT_NONE)) {
-		err = errno;
-		munmap(stack, size);
-		errno = err;
-		return -1;
-	}
 	/* Raw: the C library's sigprocmask would keep its own signals open. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
@@ -186,7 +222,7 @@ static pid_t start_child(struct child *c)
 		pid = run_child_fork(c);
 	err = errno;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
-	munmap(stack, size);
+	stack_give(stack, size);
 	errno = err;
 	return pid;
 }

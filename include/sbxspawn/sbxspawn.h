@@ -281,7 +281,9 @@ int sbx_posix_spawnp(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT file,
  * failure.  The state it leaves: a failure before the ruleset was applied
  * (ENOTSUP, SBX_EREFUSED, an unresolvable path) leaves the process
  * unconfined, though no_new_privs may be set; a failure of the exec itself
- * leaves the calling thread confined, for good, with no_new_privs set. */
+ * leaves the calling thread confined, for good, with no_new_privs set.
+ * A compile made for it serves that exec alone: nothing is watched or kept
+ * in scope for a later spawn. */
 int sbx_execve(const char *path, const sbx_scopeattr_t *scope, char *const argv[],
                char *const envp[]);
 int sbx_execvpe(const char *file, const sbx_scopeattr_t *scope, char *const argv[],
