@@ -202,7 +202,7 @@ static void churn_run(struct churn *c, const struct pattern *p, int n, bool judg
 	if (pid > 0)
 		churn_stop(pid);
 	churn_say(p);
-	ratio = median(&c->v[C_KEPT].t) / median(&c->v[C_POSIX].t);
+	ratio = paired(&c->v[C_KEPT].t, &c->v[C_POSIX].t);
 	if (judged) {
 		verdict = judge(ratio, TARGET_CHURN, false,
 		                "kept scope beside 1,000 files/s unlinked at once: %.3fx posix_spawn"
@@ -218,7 +218,7 @@ static void churn_run(struct churn *c, const struct pattern *p, int n, bool judg
 			.verdict = i == C_KEPT ? verdict : NULL });
 	}
 	printf("  kept scope against compiled once: %.2fx\n",
-	       median(&c->v[C_KEPT].t) / median(&c->v[C_ONCE].t));
+	       paired(&c->v[C_KEPT].t, &c->v[C_ONCE].t));
 }
 
 static void churn_setup(struct churn *c)

@@ -101,14 +101,17 @@ static void scale_measure(struct scale_point *p, int nrounds)
 /* One size's line, judged against the floor, and its rows in the CSV. */
 static void compile_row(const struct scale_point *p)
 {
-	double ratio = p->per_compile / p->per_floor;
+	/* Per rule, each round's compile against the same round's floor. */
+	double per_rules = p->floor_rules / (double)p->rules;
+	double ratio = paired(&p->compile, &p->floor) * per_rules;
+	double proved = paired(&p->compile, &p->proved) * per_rules;
 	const char *v = judge(ratio, TARGET_FLOOR, false,
 	                      "compile with %d siblings: %.2fx the floor per rule (<= %.1fx)",
 	                      p->siblings, ratio, TARGET_FLOOR);
 
 	printf("  %9d %7zu %7ld %14.0f %14.0f %6.2fx  <= 1.2x: %-6s %9.0f %6.2fx%s\n", p->siblings,
 	       p->compile.n, p->rules, p->per_compile, p->per_floor, ratio, v, p->per_proved,
-	       p->per_compile / p->per_proved,
+	       proved,
 	       (unsigned long)p->rules == p->floor_rules ? "" : "  (rule counts differ)");
 	csv_row(&(struct row){ .section = "compile", .name = "compile", .param = p->siblings,
 	                       .s = &p->compile, .per = (double)p->rules, .unit = "ns/rule",
@@ -119,7 +122,7 @@ static void compile_row(const struct scale_point *p)
 	                       .ratio = NAN, .rules = p->floor_rules });
 	csv_row(&(struct row){ .section = "compile", .name = "floor with statx", .param = p->siblings,
 	                       .s = &p->proved, .per = p->floor_rules, .unit = "ns/rule",
-	                       .ratio = p->per_compile / p->per_proved,
+	                       .ratio = proved,
 	                       .ratio_to = "compile against it", .rules = p->floor_rules });
 }
 

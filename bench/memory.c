@@ -162,7 +162,7 @@ void memory_section(void)
 	for (int i = 0; i < 3; i++) {
 		const char *target = i == 2 ? "<= 1.1x:" : "", *verdict = NULL;
 
-		ratio[i] = median(&s[i][1]) / median(&s[i][0]);
+		ratio[i] = paired(&s[i][1], &s[i][0]);
 		if (i == 2)
 			verdict = judge(ratio[i], TARGET_HEAP, false,
 			                "1 GiB parent heap: %.3fx the small-heap latency, sbx (<= %.1fx)",

@@ -102,7 +102,7 @@ int spawn_tallied(const struct variant *v, pid_t *pid)
 void print_tallied_row(const struct tallied_row *r)
 {
 	const struct variant *v = r->v;
-	double m = median(&v->t), ratio = m / median(&r->base->t);
+	double m = median(&v->t), ratio = paired(&v->t, &r->base->t);
 	char did[40] = "", rules[24] = "";
 
 	if (v->skip[0]) {
@@ -265,7 +265,7 @@ static void reuse_rounds(struct variant *v, struct check *c, int nrounds)
 
 static double ratio_of(const struct variant *v, int a, int b)
 {
-	return median(&v[a].t) / median(&v[b].t);
+	return paired(&v[a].t, &v[b].t);
 }
 
 /* Kept against compiled once and against posix_spawn; the check alone. */

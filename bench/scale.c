@@ -138,7 +138,7 @@ static double per_path(const struct samples *s, int n)
 
 static void scale_row(const struct point *p)
 {
-	double ratio = median(&p->compile) / median(&p->floor);
+	double ratio = paired(&p->compile, &p->floor);
 	double heap = p->heap_scope + p->heap_compile;
 	const char *vr, *vh;
 
