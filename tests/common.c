@@ -283,8 +283,12 @@ bool nobody_can_run(const char *path, const char *test, const char *part)
 	status = wait_status(pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return true;
-	fprintf(stderr, "SKIP %s (%s): uid 65534 cannot execute %s: build where other users may "
-	        "search the tree\n", test, part, path);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		fprintf(stderr, "SKIP %s (%s): becoming uid 65534 needs root (setresuid: not "
+		        "permitted for this user)\n", test, part);
+	else
+		fprintf(stderr, "SKIP %s (%s): uid 65534 cannot execute %s: build where other "
+		        "users may search the tree\n", test, part, path);
 	return false;
 }
 
