@@ -2,23 +2,47 @@
 # Builds this consumer against a libsbxspawn installed under PREFIX, found
 # only through pkg-config, checks that it runs and confines, and runs its
 # Check suite, which provokes every outcome of a spawn with the installed
-# libsbxspawn-testing.
-# Usage: check.sh PREFIX
+# libsbxspawn-testing.  With --system, against the one installed where
+# pkg-config and the loader look by themselves (the Debian packages): no
+# search path is set, and the loader must find both libraries on its own.
+# Usage: check.sh PREFIX | check.sh --system
 set -eu
-prefix=$(cd "${1:?usage: check.sh PREFIX}" && pwd)
+case ${1:?usage: check.sh PREFIX | check.sh --system} in
+--system) prefix= ;;
+*) prefix=$(cd "$1" && pwd) ;;
+esac
 src=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$src/configure.ac" "$src/Makefile.am" "$src/capture.h" "$src/capture.c" "$src/main.c" \
 	"$src/check_capture.c" "$work/"
 cd "$work"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-export LD_LIBRARY_PATH="$prefix/lib"
+if [ -n "$prefix" ]; then
+	export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+	export LD_LIBRARY_PATH="$prefix/lib"
+fi
 pkg-config --exists --print-errors 'sbxspawn >= 0.3'
 pkg-config --exists --print-errors 'sbxspawn-testing >= 0.1'
 autoreconf -i >/dev/null 2>&1
 ./configure -q
 make -s
+make -s check_capture >/dev/null
+if [ -z "$prefix" ]; then
+	# Each library where pkg-config says it lies, found there by the
+	# loader alone (which may name it /lib/..., the same directory on a
+	# merged /usr).
+	for pair in capture:libsbxspawn.so.1 check_capture:libsbxspawn.so.1 \
+		check_capture:libsbxspawn-testing.so.0; do
+		bin=${pair%%:*} lib=${pair#*:}
+		got=$(ldd "./$bin" | awk -v lib="$lib" '$1 == lib { print $3 }')
+		want=$(pkg-config --variable=libdir sbxspawn)/$lib
+		if [ -z "$got" ] || [ "$(readlink -f "$got")" != "$(readlink -f "$want")" ]; then
+			echo "consumer: $bin finds $lib at '${got:-nowhere}', not $want"
+			exit 1
+		fi
+		echo "consumer: $bin loads $lib from $got by the loader's own search"
+	done
+fi
 mkdir -p data/open data/closed
 echo visible > data/open/f
 echo hidden > data/closed/f
@@ -40,7 +64,7 @@ case $out in
 *made*"Permission denied"*"[exit 1]"*) ;;
 *) echo "consumer: the temporary directory was not granted: $out"; exit 1 ;;
 esac
-echo "consumer: built with pkg-config against $prefix, ran, and the denial held"
+echo "consumer: built with pkg-config against ${prefix:-the system's copy}, ran, and the denial held"
 if ! make -s check >/dev/null 2>&1; then
 	cat check_capture.log test-suite.log 2>/dev/null || true
 	echo "consumer: its Check suite failed"
