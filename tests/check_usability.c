@@ -364,7 +364,7 @@ END_TEST
 START_TEST(test_compile_error_names_path)
 {
 	sbx_scopeattr_t s;
-	struct rlimit rl;
+	struct rlimit rl, was;
 	pid_t pid;
 	int err, lowest;
 
@@ -372,6 +372,7 @@ START_TEST(test_compile_error_names_path)
 	scope_new(&s, 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	getrlimit(RLIMIT_NOFILE, &rl);
+	was = rl;
 	lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	close(lowest);
 	rl.rlim_cur = (rlim_t)lowest + 2; /* two free at most */
@@ -384,6 +385,8 @@ START_TEST(test_compile_error_names_path)
 	ck_assert_int_eq(seen.path[SBX_EVENT_FAILED][0], '/');
 	ck_assert_str_eq(seen.path2[SBX_EVENT_FAILED], t.other); /* what it was compiling for */
 	sbx_scopeattr_destroy(&s);
+	/* The teardown walks the tree to remove it: it needs descriptors. */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 END_TEST
 
