@@ -194,14 +194,16 @@ static int run(struct compiler *cc)
 	return 0;
 }
 
-int sbx__ruleset_compile(const struct sbx_scope *scope, bool once, struct sbx_ruleset *out)
+int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out)
 {
 	int kernel_abi = sbx__landlock_abi();
+	bool once = how & SBX_COMPILE_ONCE;
 	struct compiler *cc;
 	int err = ENOMEM;
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = !once,
-	                             .once = once, .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
+	                             .once = once, .unwatched = once || (how & SBX_COMPILE_UNWATCHED),
+	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);
 	if (kernel_abi < 0) {

@@ -118,6 +118,7 @@ struct sbx_scope {
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
 	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
 	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c) */
+	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 
 /* The environment the child gets: envp, or with the scope's TMPDIR, a copy
@@ -259,6 +260,8 @@ struct sbx_ruleset {
 	bool snapshot;     /* sbx_scopeattr_compile(): entries that appear stay unreachable */
 	bool once;         /* for one exec (sbx_execve): nothing kept for a reuse, no
 	                    * watches, no handles, no descriptor moved up */
+	bool unwatched;    /* kept, but with no watch and no file handle: a scope's
+	                    * first compile at a spawn (ruleset.c) */
 	uint64_t file_rights;
 	struct sbx_dir *dirs;
 	size_t ndirs, dirs_cap;
@@ -282,7 +285,9 @@ struct sbx_ruleset {
  * out->confinement telling the outcome (a refused ruleset is an outcome,
  * not an error), or an error number for a spawn that must not happen
  * (ENOMEM, EMFILE, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
-int sbx__ruleset_compile(const struct sbx_scope *scope, bool once, struct sbx_ruleset *out);
+#define SBX_COMPILE_ONCE 1      /* for one exec: see struct sbx_ruleset */
+#define SBX_COMPILE_UNWATCHED 2 /* no watch, no handle */
+int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
 /* ---- exec (exec.c) --------------------------------------------------- */

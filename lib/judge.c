@@ -154,8 +154,9 @@ static void prove(const struct judge *j, int fd, const struct statx *sx, struct 
 
 	p->dir = S_ISDIR(sx->stx_mode);
 	PROOF_FH(p)->handle_bytes = 0;
-	if (p->dir || !j->trust_ino || sx->stx_mnt_id != j->mnt || !handles_open(j->rs))
-		return;
+	if (p->dir || j->rs->unwatched || !j->trust_ino || sx->stx_mnt_id != j->mnt ||
+	    !handles_open(j->rs))
+		return; /* without watches, a handle would never be asked */
 	PROOF_FH(p)->handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(fd, "", PROOF_FH(p), &mnt, AT_EMPTY_PATH))
 		PROOF_FH(p)->handle_bytes = 0;

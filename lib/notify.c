@@ -68,8 +68,8 @@ int sbx__notify_open(struct sbx_ruleset *rs)
 {
 	int fd, err = 0;
 
-	if (rs->notify_fd >= 0 || rs->notify_failed || rs->once)
-		return 0; /* a compile for one exec is never checked again */
+	if (rs->notify_fd >= 0 || rs->notify_failed || rs->unwatched)
+		return 0; /* for one exec, or a scope's first compile (ruleset.c) */
 	sbx__fds_begin();
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0 || (err = sbx__fds_keep(&fd, false, &rs->notify_lost))) {

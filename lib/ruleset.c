@@ -199,16 +199,24 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
 	sbx__scope_put(out);
 }
 
-/* Compiles into a new reference-counted ruleset. */
-static int compile_new(const struct sbx_scope *s, bool snapshot, bool once,
-                       struct sbx_ruleset **out)
+/* Compiles into a new reference-counted ruleset.  A scope's first compile
+ * at a spawn watches nothing: most such scopes are made for that one spawn
+ * (a watch costs a system call per directory, and its release waits for
+ * the kernel to retire it).  Kept all the same, it is reused while it is
+ * current, and what it cannot tell (a granted name gone from a busy
+ * directory) makes a new compile, which watches, as every later compile
+ * of the scope does, and a snapshot (sbx_scopeattr_compile: reuse is what
+ * the caller asked for). */
+static int compile_new(struct sbx_scope *s, bool snapshot, bool once, struct sbx_ruleset **out)
 {
 	struct sbx_ruleset *rs = malloc(sizeof(*rs));
-	int err;
+	int how = once ? SBX_COMPILE_ONCE : 0, err;
 
 	if (!rs)
 		return ENOMEM;
-	if ((err = sbx__ruleset_compile(s, once, rs))) {
+	if (!once && !atomic_exchange(&s->compiled, true) && !snapshot)
+		how |= SBX_COMPILE_UNWATCHED;
+	if ((err = sbx__ruleset_compile(s, how, rs))) {
 		free(rs);
 		return err;
 	}

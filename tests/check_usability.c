@@ -519,6 +519,13 @@ START_TEST(test_busy_dir_between_spawns)
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, denied), 0);
 	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f0")), &out), 0);
 	ck_assert_int_eq(compiles, 1);
+	/* A scope's first compile at a spawn watches nothing (most such
+	 * scopes serve one spawn): an unlinked grant then means a compile,
+	 * which watches, as every later one of the scope does. */
+	ck_assert_int_eq(unlink(join(busy, "f5")), 0);
+	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f0")), &out), 0);
+	ck_assert_int_eq(compiles, 2);
+	compiles = 1;
 
 	/* Unlinked, and one replaced by a new file of the same name. */
 	ck_assert_int_eq(unlink(join(busy, "f1")), 0);

@@ -568,9 +568,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sbx_scopeattr_destroy(&attr);
 		return 0;
 	}
-	/* Half the inputs compile for one exec (no watches, no handles):
-	 * the grants must be the same. */
-	if (sbx__ruleset_compile(attr.__scope, size & 1, &rs) == 0 &&
+	/* The input's length picks how: kept, for one exec, unwatched (no
+	 * watch, no handle), or both: the grants must be the same. */
+	if (sbx__ruleset_compile(attr.__scope, (int)(size & 3), &rs) == 0 &&
 	    (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED) &&
 	    race.kind) {
 		if (getenv("SBXFUZZ_DEBUG"))
