@@ -288,7 +288,9 @@ static bool mounts_still(struct compiler *cc)
 {
 	struct pollfd pfd = { .fd = cc->out->mounts_fd, .events = POLLPRI };
 
-	if (poll(&pfd, 1, 0) == 0)
+	/* Let go of while descriptors ran short (spare()): nothing to ask,
+	 * and poll(2) would call a closed table unchanged. */
+	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0)
 		return true;
 	cc->mounts_moved = true;
 	cc->out->reusable = false;

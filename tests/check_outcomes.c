@@ -354,6 +354,57 @@ START_TEST(test_dropped_grant_descriptor_limit)
 }
 END_TEST
 
+/* Descriptors short, a run's proof still holds: the denial bind-mounted
+ * onto a sibling while the directory is listed, with 3 to 12 descriptors
+ * free (runs off where the mount table's descriptor went before the
+ * listing, on from 8).  One window is not reached here: the table's
+ * descriptor let go of while a run is pending, which mounts_still() takes
+ * for no proof (a poll of a closed descriptor says nothing changed). */
+START_TEST(test_run_proof_mount_short)
+{
+	struct tree t;
+	struct seen seen;
+	sbx_scopeattr_t s;
+	char secret[4096];
+	char *argv[] = { FSOP, "read", secret, NULL };
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__))
+		return;
+	tree_make(&t);
+	for (int i = 0; i < 8; i++) {
+		char d[4096];
+
+		snprintf(d, sizeof(d), "%s/d%d", t.projects, i);
+		ck_assert_int_eq(mkdir(d, 0755), 0);
+	}
+	/* A file listed after the run's first directories and before third:
+	 * judged alone, its open is where descriptors may run out while the
+	 * run holds its own. */
+	write_file(join(t.projects, "e-file"), "e\n", 0644);
+	snprintf(secret, sizeof(secret), "%s/secret", t.third);
+	age();
+	for (int spare = 3; spare <= 12; spare++) {
+		int err;
+
+		scope_make(&s, &seen, t.other);
+		seen.when = t.projects;
+		seen.bind = t.other;
+		seen.bind_onto = t.third;
+		leave_free(spare);
+		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
+		leave_free(-1);
+		ck_assert_msg(err == 0, "%d spare descriptors: %s", spare, sbx_strerror(err));
+		ck_assert_msg(WEXITSTATUS(wait_status(pid)) == 1,
+		              "%d spare descriptors: the secret was read through the mount", spare);
+		ck_assert_int_eq(umount2(t.third, MNT_DETACH), 0);
+		sbx_scopeattr_destroy(&s);
+	}
+	tree_free(&t);
+}
+END_TEST
+
 /* Descriptors short, the walk lets go of the directory above and opens it
  * again through "..": moved away meanwhile, the directory it finds is
  * another one, and what it had still to emit beneath the one it let go of
@@ -943,6 +994,7 @@ Suite *suite_outcomes(void)
 	tcase_add_test(tc, test_run_proof_exchange);
 	tcase_add_test(tc, test_run_proof_mount);
 	tcase_add_test(tc, test_run_quiet);
+	tcase_add_test(tc, test_run_proof_mount_short);
 	tcase_add_test(tc, test_dropped_grant_add_rule_error);
 	tcase_add_test(tc, test_dropped_grant_descriptor_limit);
 	tcase_add_test(tc, test_descriptors_short_moved_away);
