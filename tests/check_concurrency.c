@@ -361,6 +361,12 @@ START_TEST(test_cancel_stress)
 	sbx_scopeattr_adddeny(&s, join(dir, "denied"));
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
 	wait_status(pid);
+	/* A scope's first compile at a spawn watches nothing, the next ones
+	 * do (an inotify descriptor more): the one counted is a second. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_LISTABLE), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0), 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);
+	wait_status(pid);
 	before = count_fds();
 	srand(7);
 	for (int i = 0; i < rounds; i++) {
