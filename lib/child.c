@@ -119,21 +119,56 @@ static long apply_attributes(const struct child *c)
 	return r < 0 ? r : 0;
 }
 
-/* Moves one of our own descriptors out of the way of the file actions:
- * at or above the floor, close-on-exec, its old number closed so that an
- * action naming that number finds nothing there (EBADF). */
-static long move_up(int *fd, int floor)
+/* Whether action a makes a descriptor numbered fd, opening or duplicating
+ * onto it: one of ours must leave that number first.  (An action that
+ * otherwise names ours finds nothing there, as it would with posix_spawn:
+ * file_action.) */
+static bool makes(const struct sbx_file_action *a, int fd)
 {
-	long moved;
+	return fd >= 0 && (a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) && a->fd == fd;
+}
 
-	if (*fd < 0 || *fd >= floor)
-		return 0;
-	moved = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, floor, 0);
-	if (moved < 0)
-		return moved;
+static bool made_from(const struct child *c, int i, int fd)
+{
+	for (; i < c->fa->__used; i++)
+		if (makes(&c->fa->__actions[i], fd))
+			return true;
+	return false;
+}
+
+/* Moves one of our own descriptors away before action i makes its number:
+ * above every number the actions name, or where the limit leaves no room
+ * there, to the lowest number no action from i on makes, or failing that
+ * to the lowest free one (to move again when its turn comes).  So a
+ * confined child needs one descriptor more than posix_spawn's only where
+ * the actions fill every number.  Close-on-exec; 0 or -errno. */
+static long move_away(const struct child *c, int i, int *fd)
+{
+	long moved = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, c->fd_floor, 0), spare = -1, next;
+
+	for (long from = 0; moved < 0; from = next + 1) {
+		if ((next = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, from, 0)) < 0) {
+			if (spare < 0)
+				return next;
+			moved = spare;
+		} else if (!made_from(c, i, (int)next)) {
+			moved = next;
+		} else if (spare < 0) {
+			spare = next;
+		} else {
+			(void)sys(SYS_close, next, 0, 0, 0);
+		}
+	}
+	if (spare >= 0 && spare != moved)
+		(void)sys(SYS_close, spare, 0, 0, 0);
 	(void)sys(SYS_close, *fd, 0, 0, 0);
 	*fd = (int)moved;
 	return 0;
+}
+
+static bool ours(const struct child *c, int fd)
+{
+	return fd >= 0 && (fd == c->cf.ruleset_fd || fd == c->report_fd);
 }
 
 /* close_range(2), or on a kernel before 5.9 the descriptors that
@@ -216,11 +251,14 @@ static long file_action(const struct child *c, const struct sbx_file_action *a)
 		return sys(SYS_close, fd, 0, 0, 0);
 	case SBX_FA_CLOSE:
 		/* Like glibc: an error counts only for a descriptor that is out
-		 * of range (the limit may have dropped since it was added). */
+		 * of range (the limit may have dropped since it was added).
+		 * Where ours is, the caller has nothing to close. */
+		if (ours(c, a->fd))
+			return 0;
 		r = sys(SYS_close, a->fd, 0, 0, 0);
 		return r < 0 && !fd_in_range(a->fd) ? r : 0;
 	case SBX_FA_DUP2:
-		if (a->srcfd == c->cf.ruleset_fd || a->srcfd == c->report_fd)
+		if (ours(c, a->srcfd))
 			return -EBADF;
 		if (a->srcfd != a->fd) {
 			r = sys(SYS_dup3, a->srcfd, a->fd, 0, 0);
@@ -232,13 +270,13 @@ static long file_action(const struct child *c, const struct sbx_file_action *a)
 	case SBX_FA_CHDIR:
 		return sys(SYS_chdir, (long)a->path, 0, 0, 0);
 	case SBX_FA_FCHDIR:
-		return sys(SYS_fchdir, a->fd, 0, 0, 0);
+		return ours(c, a->fd) ? -EBADF : sys(SYS_fchdir, a->fd, 0, 0, 0);
 	case SBX_FA_CLOSEFROM:
 		return close_from(c, a->fd);
 	case SBX_FA_TCSETPGRP:
 		pgid = (c->flags & POSIX_SPAWN_SETPGROUP) && c->pgroup ? c->pgroup
 		                                                       : (pid_t)sys(SYS_getpgid, 0, 0, 0, 0);
-		return sys(SYS_ioctl, a->fd, TIOCSPGRP, (long)&pgid, 0);
+		return ours(c, a->fd) ? -EBADF : sys(SYS_ioctl, a->fd, TIOCSPGRP, (long)&pgid, 0);
 	}
 	return -EINVAL;
 }
@@ -368,17 +406,20 @@ CHILD int sbx__child_main(void *arg)
 	r = apply_attributes(c);
 	if (r < 0)
 		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
-	if ((r = move_up(&c->report_fd, c->fd_floor)) < 0)
-		child_fail(c, SBX_STAGE_SETUP, -1, (int)-r);
-	if ((r = move_up(&c->cf.ruleset_fd, c->fd_floor)) < 0)
-		child_refuse(c, (struct refusal){ SBX_REFUSED_APPLY, "fcntl(F_DUPFD_CLOEXEC)", NULL },
-		             (int)-r);
-	/* What the library keeps open is nothing a file action may see. */
+	/* What the library keeps open is nothing a file action may see, but
+	 * the ruleset this child applies. */
 	for (size_t i = 0; i < c->nhidden; i++)
-		(void)sys(SYS_close, c->hidden[i], 0, 0, 0);
-	for (int i = 0; c->fa && i < c->fa->__used; i++)
-		if ((r = file_action(c, &c->fa->__actions[i])) < 0)
+		if (c->hidden[i] != c->cf.ruleset_fd)
+			(void)sys(SYS_close, c->hidden[i], 0, 0, 0);
+	for (int i = 0; c->fa && i < c->fa->__used; i++) {
+		const struct sbx_file_action *a = &c->fa->__actions[i];
+
+		/* No number left for ours: the action cannot be made (EMFILE). */
+		if ((makes(a, c->report_fd) && (r = move_away(c, i, &c->report_fd)) < 0) ||
+		    (makes(a, c->cf.ruleset_fd) && (r = move_away(c, i, &c->cf.ruleset_fd)) < 0) ||
+		    (r = file_action(c, a)) < 0)
 			child_fail(c, SBX_STAGE_FILE_ACTION, i, (int)-r);
+	}
 	confine(c);
 	/* Last, so that no signal is delivered before exec. */
 	(void)sys(SYS_rt_sigprocmask, SIG_SETMASK,

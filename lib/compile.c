@@ -58,6 +58,18 @@ static struct rights rights_at(int abi)
 	                        .read = sbx__fs_rights_read(abi) };
 }
 
+/* No room to keep a descriptor out of the caller's way: the compile serves
+ * the one spawn or exec it was made for, and keeps nothing (what it kept
+ * so far, it closes itself when it is released). */
+static int become_once(struct sbx_ruleset *out)
+{
+	if (out->mounts_fd >= 0)
+		sbx__fds_forget(out->mounts_fd, &out->mounts_lost);
+	out->once = out->unwatched = true;
+	out->reusable = false;
+	return 0;
+}
+
 /* The ruleset descriptor with its controls and ports: 0, -1 when it is
  * refused (out says why; the child will say so), or an error number. */
 static int open_ruleset(struct compiler *cc)
@@ -69,7 +81,9 @@ static int open_ruleset(struct compiler *cc)
 		return err; /* -1: refused, under SBX_SCOPE_STRICT */
 	sbx__fds_begin();
 	fd = sbx__ruleset_create(out->abi, out->net, sbx__controls_scoped(out->controls));
-	if (fd >= 0 && !out->once && (err = sbx__fds_keep(&fd, true, &out->fd_lost)))
+	if (fd >= 0 && !out->once && (err = sbx__fds_keep(&fd, true, &out->fd_lost)) == EMFILE)
+		err = become_once(out);
+	if (err)
 		close(fd);
 	else
 		out->fd = fd;
@@ -111,9 +125,11 @@ static int watch_mounts(struct sbx_ruleset *out)
 		/* Polled while the compile runs, never after: nothing to keep. */
 		sbx__fds_end();
 		return 0;
-	} else if (fstat(out->mounts_fd, &st) ||
-	           (err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)))
-		err = err ? err : errno;
+	} else if (fstat(out->mounts_fd, &st)) {
+		err = errno;
+	} else if ((err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)) == EMFILE) {
+		err = become_once(out);
+	}
 	if (err && out->mounts_fd >= 0)
 		close(out->mounts_fd);
 	if (err)

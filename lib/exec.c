@@ -122,7 +122,7 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 	if (scope) {
 		if ((err = sbx__scope_get(scope, true, &rs)))
 			goto out;
-		if (!(envp = sbx__scope_env(scope, envp, &env_copy, &err)))
+		if ((err = sbx__scope_env(scope, envp, &envp, &env_copy)))
 			goto out;
 		privilege = sbx__privilege_kept(scope, 0);
 		sbx__announce_frozen(scope, rs, envp, NULL);

@@ -84,15 +84,19 @@ static int keep_floor(void)
 	return top >= 128 ? (int)top - 64 : 0;
 }
 
-/* *fd moved up to the floor, or left where it is when there is no room. */
-static void move_up(int *fd)
+/* *fd moved up to the floor; false, and *fd left as it is, where there is
+ * no room there. */
+static bool move_up(int *fd)
 {
 	int floor = keep_floor(), high;
 
-	if (*fd >= floor || (high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0)
-		return;
-	close(*fd);
-	*fd = high;
+	if (!floor || (*fd < floor && (high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0))
+		return false;
+	if (*fd < floor) {
+		close(*fd);
+		*fd = high;
+	}
+	return true;
 }
 
 int sbx__fds_keep(int *fdp, bool ruleset, atomic_bool *lost)
@@ -103,7 +107,10 @@ int sbx__fds_keep(int *fdp, bool ruleset, atomic_bool *lost)
 
 	if (*fdp < 0)
 		return 0;
-	move_up(fdp);
+	/* A descriptor kept low would take a number the caller's next open()
+	 * returns after posix_spawn: nothing is kept there. */
+	if (!move_up(fdp))
+		return EMFILE;
 	k.fd = fd = *fdp;
 	if (!ruleset && fstat(fd, &st) == 0) {
 		k.dev = st.st_dev;
@@ -124,19 +131,37 @@ int sbx__fds_keep(int *fdp, bool ruleset, atomic_bool *lost)
 	return 0;
 }
 
+/* The index of the kept entry for fd, or nkept; under the lock. */
+static size_t find(int fd, const atomic_bool *lost)
+{
+	size_t i = 0;
+
+	while (i < nkept && !(kept[i].fd == fd && kept[i].lost == lost))
+		i++;
+	return i;
+}
+
 void sbx__fds_close(int fd, atomic_bool *lost)
 {
+	size_t i;
+
 	if (fd < 0)
 		return;
 	sbx__fds_begin();
-	for (size_t i = 0; i < nkept; i++)
-		if (kept[i].fd == fd && kept[i].lost == lost) {
-			if (!atomic_load(lost) && still(&kept[i]))
-				close(fd);
-			kept[i] = kept[--nkept];
-			break;
-		}
+	if ((i = find(fd, lost)) < nkept) {
+		if (!atomic_load(lost) && still(&kept[i]))
+			close(fd);
+		kept[i] = kept[--nkept];
+	}
 	sbx__fds_end();
+}
+
+void sbx__fds_forget(int fd, atomic_bool *lost)
+{
+	size_t i = find(fd, lost);
+
+	if (i < nkept)
+		kept[i] = kept[--nkept];
 }
 
 int sbx__fds_hide(int floor, int **out, size_t *n, unsigned *gen)

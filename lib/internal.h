@@ -121,11 +121,12 @@ struct sbx_scope {
 	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 
-/* The environment the child gets: envp, or with the scope's TMPDIR, a copy
- * (*copy to free after the spawn, NULL when there is none).  NULL with
- * ENOMEM in *err. */
-char *const *sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char ***copy,
-                            int *err);
+/* The environment the child gets, in *env: envp as the caller gave it (NULL
+ * too, which execve takes as an empty one), or with the scope's TMPDIR, a
+ * copy (*copy to free after the spawn, NULL when there is none).  0, or
+ * ENOMEM with *env untouched. */
+int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
+                   char ***copy);
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new
@@ -153,12 +154,17 @@ void sbx__once_atfork(enum sbx_fork_phase phase);
 /* ---- descriptors kept between calls (fds.c) -------------------------- */
 
 /* Making a descriptor to keep: between begin and end, keep moves it out
- * of the caller's way (*fd changes) and registers it. */
+ * of the caller's way (*fd changes) and registers it.  EMFILE where there
+ * is no room out of the way (a low RLIMIT_NOFILE, the room taken): then it
+ * is neither moved nor kept, and stays the caller of keep's to close. */
 void sbx__fds_begin(void);
 int sbx__fds_keep(int *fd, bool ruleset, atomic_bool *lost);
 void sbx__fds_end(void);
 /* Closes a kept descriptor, unless its number was lost to the caller. */
 void sbx__fds_close(int fd, atomic_bool *lost);
+/* Between begin and end: no longer keeps fd, and leaves it open (its
+ * holder will close it). */
+void sbx__fds_forget(int fd, atomic_bool *lost);
 /* The kept descriptors below floor, which a file action could name, for a
  * child to close (*out malloc'd), as of generation *gen. */
 int sbx__fds_hide(int floor, int **out, size_t *n, unsigned *gen);

@@ -170,7 +170,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	else if (scope)
 		err = settle(scope, file);
 	if (!err && scope)
-		envp = sbx__scope_env(scope, envp, &env_copy, &err);
+		err = sbx__scope_env(scope, envp, &envp, &env_copy);
 	if (err == SBX_EREFUSED) {
 		confinement = SBX_OUTCOME_REFUSED;
 		stage = SBX_STAGE_CONFINE;
@@ -278,7 +278,7 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 		                    err == SBX_EREFUSED ? ENOTSUP : err, privilege(0));
 		return err;
 	}
-	if (scope && !(envp = sbx__scope_env(scope, envp, &env_copy, &err))) {
+	if (scope && (err = sbx__scope_env(scope, envp, &envp, &env_copy))) {
 		sbx__outcome_record(SBX_OUTCOME_NONE, NULL, SBX_STAGE_SETUP, -1, err, privilege(0));
 		return err;
 	}

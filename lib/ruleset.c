@@ -255,7 +255,9 @@ int sbx__scope_get(const struct sbx_scope *cs, bool once, struct sbx_ruleset **o
 		}
 	}
 	err = compile_new(s, snapshot, once, &rs);
-	if (!err && !once && (snapshot || keepable(rs)))
+	/* A compile with no room to keep its descriptors (compile.c) serves
+	 * this spawn alone, even as a snapshot. */
+	if (!err && !rs->once && (snapshot || keepable(rs)))
 		keep(s, snapshot ? &s->snapshot : &s->cache, held, rs);
 	sbx__scope_put(held);
 	*out = rs;
@@ -283,6 +285,13 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 		           rs->refusal.call ? rs->refusal.call : "landlock",
 		           rs->refusal.why ? rs->refusal.why : strerror(rs->error));
 		err = SBX_EREFUSED;
+	}
+	/* No room for its descriptors out of the caller's way (compile.c):
+	 * nothing is kept, and spawns compile the scope as they would
+	 * without a snapshot. */
+	if (rs->once) {
+		sbx__scope_put(rs);
+		rs = NULL;
 	}
 	pthread_mutex_lock(&cache_lock);
 	old = s->snapshot;

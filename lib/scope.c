@@ -200,34 +200,35 @@ SBX_EXPORT int sbx_scopeattr_settmpdir(sbx_scopeattr_t *restrict scope, const ch
 	return 0;
 }
 
-char *const *sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char ***copy,
-                            int *err)
+int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
+                   char ***copy)
 {
 	const struct sbx_scope_rule *tmp = NULL;
 	size_t n = 0, k = 0;
-	char **env;
+	char **e;
 
 	*copy = NULL;
 	for (size_t i = 0; scope && i < scope->nrules; i++)
 		if (scope->rules[i].tmpdir)
 			tmp = &scope->rules[i];
-	if (!tmp)
-		return envp;
+	if (!tmp) {
+		*env = envp;
+		return 0;
+	}
 	while (envp && envp[n])
 		n++;
 	/* The pointers, then the one string, in one block. */
-	if (!(env = malloc((n + 2) * sizeof(*env) + strlen("TMPDIR=") + strlen(tmp->path) + 1))) {
-		*err = ENOMEM;
-		return NULL;
-	}
+	if (!(e = malloc((n + 2) * sizeof(*e) + strlen("TMPDIR=") + strlen(tmp->path) + 1)))
+		return ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], "TMPDIR=", 7))
-			env[k++] = envp[i];
-	env[k] = (char *)(env + n + 2);
-	strcpy(stpcpy(env[k], "TMPDIR="), tmp->path);
-	env[k + 1] = NULL;
-	*copy = env;
-	return env;
+			e[k++] = envp[i];
+	e[k] = (char *)(e + n + 2);
+	strcpy(stpcpy(e[k], "TMPDIR="), tmp->path);
+	e[k + 1] = NULL;
+	*copy = e;
+	*env = e;
+	return 0;
 }
 
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \

@@ -295,7 +295,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	if (scope && (err = prepare_scope(&c, scope, &rs)))
 		goto out;
 	if (scope) {
-		if (!(c.envp = sbx__scope_env(scope, envp, &env_copy, &err)))
+		if ((err = sbx__scope_env(scope, envp, &c.envp, &env_copy)))
 			goto out;
 		privilege = sbx__privilege_kept(scope, c.flags);
 		sbx__announce_frozen(scope, rs, c.envp, fa);
