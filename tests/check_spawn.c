@@ -1,9 +1,10 @@
 /* The spawn engine against the C library: the same calls through
- * posix_spawn[p] and sbx_posix_spawn[p] must return the same and leave the
- * child in the same state, as a probe program prints it.  Where the C
- * library lacks a call (musl: closefrom and tcsetpgrp actions) or does not
- * do what glibc does, the child is checked against what glibc would give,
- * and a SKIP line says the comparison was not made. */
+ * posix_spawn[p] and sbx_posix_spawn[p], with no scope, a scope made for the
+ * spawn and a compiled one (tests/ways.h), must return the same and leave
+ * the child and the caller in the same state, as a probe program prints it.
+ * Where the C library lacks a call (musl: closefrom and tcsetpgrp actions)
+ * or does not do what glibc does, the child is checked against what glibc
+ * would give, and a SKIP line says the comparison was not made. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,220 +20,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/common.h"
-
-#define PROBE HELPER_DIR "/probe"
-#define OUTFD 100
-
-/* The same file actions and attributes, built for both implementations. */
-struct dual {
-	posix_spawn_file_actions_t g;
-	sbx_file_actions_t s;
-	posix_spawnattr_t attr;
-	int use_attr;
-	int use_fa;
-	const char *lacks; /* what the C library lacks: sbx runs alone */
-	const char *test;
-};
-
-struct result {
-	int ret;
-	int status;
-	char *out;
-};
-
-#define dual_init(d) dual_init_(d, __func__)
-static void dual_init_(struct dual *d, const char *test)
-{
-	memset(d, 0, sizeof(*d));
-	d->test = test;
-	posix_spawn_file_actions_init(&d->g);
-	sbx_file_actions_init(&d->s);
-	posix_spawnattr_init(&d->attr);
-	/* The probe reports on fd 1: the capture file, the same path both times. */
-	posix_spawn_file_actions_adddup2(&d->g, OUTFD, 1);
-	sbx_file_actions_adddup2(&d->s, OUTFD, 1);
-	d->use_fa = 1;
-}
-
-static void dual_destroy(struct dual *d)
-{
-	posix_spawn_file_actions_destroy(&d->g);
-	sbx_file_actions_destroy(&d->s);
-	posix_spawnattr_destroy(&d->attr);
-}
-
-#define BOTH(gcall, scall) ck_assert_int_eq((gcall), (scall))
-
-static void d_open(struct dual *d, int fd, const char *path, int oflag, mode_t mode)
-{
-	BOTH(posix_spawn_file_actions_addopen(&d->g, fd, path, oflag, mode),
-	     sbx_file_actions_addopen(&d->s, fd, path, oflag, mode));
-}
-
-static void d_close(struct dual *d, int fd)
-{
-	BOTH(posix_spawn_file_actions_addclose(&d->g, fd), sbx_file_actions_addclose(&d->s, fd));
-}
-
-static void d_dup2(struct dual *d, int fd, int newfd)
-{
-	BOTH(posix_spawn_file_actions_adddup2(&d->g, fd, newfd),
-	     sbx_file_actions_adddup2(&d->s, fd, newfd));
-}
-
-static void d_chdir(struct dual *d, const char *path)
-{
-	BOTH(posix_spawn_file_actions_addchdir_np(&d->g, path), sbx_file_actions_addchdir(&d->s, path));
-}
-
-static void d_fchdir(struct dual *d, int fd)
-{
-	BOTH(posix_spawn_file_actions_addfchdir_np(&d->g, fd), sbx_file_actions_addfchdir(&d->s, fd));
-}
-
-#if !HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP || \
-	!HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
-/* The C library lacks what the test asks for: sbx alone, against the
- * test's expectations. */
-static void lacks(struct dual *d, const char *what)
-{
-	d->lacks = what;
-}
-#endif
-
-static void d_closefrom(struct dual *d, int from)
-{
-#if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
-	BOTH(posix_spawn_file_actions_addclosefrom_np(&d->g, from),
-	     sbx_file_actions_addclosefrom(&d->s, from));
-#else
-	lacks(d, "posix_spawn_file_actions_addclosefrom_np");
-	ck_assert_int_eq(sbx_file_actions_addclosefrom(&d->s, from), from < 0 ? EBADF : 0);
-#endif
-}
-
-static void d_tcsetpgrp(struct dual *d, int fd)
-{
-#if HAVE_DECL_POSIX_SPAWN_FILE_ACTIONS_ADDTCSETPGRP_NP
-	BOTH(posix_spawn_file_actions_addtcsetpgrp_np(&d->g, fd),
-	     sbx_file_actions_addtcsetpgrp(&d->s, fd));
-#else
-	lacks(d, "posix_spawn_file_actions_addtcsetpgrp_np");
-	ck_assert_int_eq(sbx_file_actions_addtcsetpgrp(&d->s, fd), fd < 0 ? EBADF : 0);
-#endif
-}
-
-static void d_flags(struct dual *d, short flags)
-{
-	ck_assert_int_eq(posix_spawnattr_setflags(&d->attr, flags), 0);
-	d->use_attr = 1;
-}
-
-static char *read_all(int fd)
-{
-	static const size_t cap = 1 << 16;
-	char *buf = calloc(1, cap);
-	ssize_t n = pread(fd, buf, cap - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
-
-static struct result run_one(struct dual *d, int sbx, int search, const char *file,
-                             char *const argv[])
-{
-	struct result r = { 0 };
-	char path[64];
-	int fd;
-	pid_t pid = 0;
-
-	/* One name for both runs: the probe prints where its fd 1 leads. */
-	snprintf(path, sizeof(path), "/tmp/sbxprobe.%ld", (long)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(dup3(fd, OUTFD, O_CLOEXEC), OUTFD);
-	close(fd);
-	if (sbx)
-		r.ret = (search ? sbx_posix_spawnp : sbx_posix_spawn)(
-			&pid, file, d->use_fa ? &d->s : NULL, d->use_attr ? &d->attr : NULL, NULL, argv,
-			environ);
-	else
-		r.ret = (search ? posix_spawnp : posix_spawn)(&pid, file, d->use_fa ? &d->g : NULL,
-		                                              d->use_attr ? &d->attr : NULL, argv,
-		                                              environ);
-	r.status = r.ret ? -1 : wait_status(pid);
-	r.out = read_all(OUTFD);
-	close(OUTFD);
-	unlink(path);
-	return r;
-}
-
-/* Runs both and asserts the same return, exit status and child state;
- * returns what the probe printed, for further checks. */
-static char *run_both(struct dual *d, int search, const char *file, char *const argv[],
-                      int want_ret)
-{
-	struct result g, s;
-
-	if (d->lacks || (want_ret && emulated())) {
-		if (d->lacks)
-			fprintf(stderr, "SKIP %s (the comparison with the C library): it has no %s; "
-			        "the child is checked against the test's expectations alone\n", d->test,
-			        d->lacks);
-		else
-			fprintf(stderr, "SKIP %s (the comparison of a failure with the C library): "
-			        "under the emulator (qemu-user) its posix_spawn cannot tell a failed "
-			        "child\n", d->test);
-		s = run_one(d, 1, search, file, argv);
-		ck_assert_msg(s.ret == want_ret, "sbx returned %d (%s), the test expects %d", s.ret,
-		              strerror(s.ret), want_ret);
-		return s.out;
-	}
-	g = run_one(d, 0, search, file, argv);
-	s = run_one(d, 1, search, file, argv);
-
-	ck_assert_msg(g.ret == want_ret, "glibc returned %d (%s), the test expects %d", g.ret,
-	              strerror(g.ret), want_ret);
-	ck_assert_msg(s.ret == g.ret, "sbx returned %d (%s), glibc %d (%s)", s.ret, strerror(s.ret),
-	              g.ret, strerror(g.ret));
-	ck_assert_int_eq(s.status, g.status);
-	ck_assert_str_eq(s.out, g.out);
-	free(g.out);
-	return s.out;
-}
-
-static char *probe_both(struct dual *d)
-{
-	char *argv[] = { "probe", "a b", NULL };
-
-	return run_both(d, 0, PROBE, argv, 0);
-}
-
-static void assert_has(const char *out, const char *needle)
-{
-	ck_assert_msg(strstr(out, needle) != NULL, "expected \"%s\" in:\n%s", needle, out);
-}
-
-static void assert_lacks(const char *out, const char *needle)
-{
-	ck_assert_msg(strstr(out, needle) == NULL, "did not expect \"%s\" in:\n%s", needle, out);
-}
+#include "tests/ways.h"
 
 /* ---- no attributes, no actions -------------------------------------- */
 
 START_TEST(test_plain)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 
-	dual_init(&d);
-	out = probe_both(&d);
+	ways_init(&d);
+	out = ways_probe(&d);
 	assert_has(out, "arg=a b");
 	assert_has(out, "fd=1 ");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
@@ -253,22 +55,22 @@ END_TEST
 
 START_TEST(test_open_actions)
 {
-	struct dual d;
+	struct ways d;
 	char *dir = make_tmpdir(), *out;
 	int busy = open("/dev/null", O_RDONLY); /* not close-on-exec */
 
-	dual_init(&d);
-	d_open(&d, 5, join(dir, "new"), O_WRONLY | O_CREAT | O_APPEND, 0600);
-	d_open(&d, 0, "/etc/hostname", O_RDONLY, 0);
+	ways_init(&d);
+	w_open(&d, 5, join(dir, "new"), O_WRONLY | O_CREAT | O_APPEND, 0600);
+	w_open(&d, 0, "/etc/hostname", O_RDONLY, 0);
 	/* Onto a descriptor that is already open: it is closed first. */
-	d_open(&d, busy, "/etc/passwd", O_RDONLY | O_NONBLOCK, 0);
-	out = probe_both(&d);
+	w_open(&d, busy, "/etc/passwd", O_RDONLY | O_NONBLOCK, 0);
+	out = ways_probe(&d);
 	assert_has(out, "fd=0 /etc/hostname");
 	assert_has(out, "/new flags=0x401 cloexec=0");
 	assert_has(out, "/etc/passwd flags=0x800");
 	free(out);
 	close(busy);
-	dual_destroy(&d);
+	ways_destroy(&d);
 	rm_rf(dir);
 	free(dir);
 }
@@ -276,19 +78,19 @@ END_TEST
 
 START_TEST(test_close_actions)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 	int a = open("/etc/passwd", O_RDONLY), b = open("/etc/hostname", O_RDONLY);
 
 	ck_assert_int_ge(b, 0);
-	dual_init(&d);
-	d_close(&d, a);
-	d_close(&d, 200); /* not open: not an error */
-	out = probe_both(&d);
+	ways_init(&d);
+	w_close(&d, a);
+	w_close(&d, 200); /* not open: not an error */
+	out = ways_probe(&d);
 	assert_lacks(out, "/etc/passwd");
 	assert_has(out, "/etc/hostname");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 	close(a);
 	close(b);
 }
@@ -296,22 +98,22 @@ END_TEST
 
 START_TEST(test_dup2_actions)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 	int a = open("/etc/passwd", O_RDONLY);
 	int b = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
 	char want[64];
 
-	dual_init(&d);
-	d_dup2(&d, a, 9);
+	ways_init(&d);
+	w_dup2(&d, a, 9);
 	/* dup2(fd, fd) clears close-on-exec. */
-	d_dup2(&d, b, b);
-	out = probe_both(&d);
+	w_dup2(&d, b, b);
+	out = ways_probe(&d);
 	assert_has(out, "fd=9 /etc/passwd");
 	snprintf(want, sizeof(want), "fd=%d /etc/hostname", b);
 	assert_has(out, want);
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 	close(a);
 	close(b);
 }
@@ -319,86 +121,86 @@ END_TEST
 
 START_TEST(test_chdir_actions)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 	int usr = open("/usr", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	dual_init(&d);
-	d_chdir(&d, "/");
-	d_chdir(&d, "tmp");
-	out = probe_both(&d);
+	ways_init(&d);
+	w_chdir(&d, "/");
+	w_chdir(&d, "tmp");
+	out = ways_probe(&d);
 	assert_has(out, "cwd=/tmp\n");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_fchdir(&d, usr);
-	out = probe_both(&d);
+	ways_init(&d);
+	w_fchdir(&d, usr);
+	out = ways_probe(&d);
 	assert_has(out, "cwd=/usr\n");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 	close(usr);
 }
 END_TEST
 
 START_TEST(test_closefrom_action)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 
 	for (int fd = 5; fd < 9; fd++)
 		ck_assert_int_eq(dup2(0, fd), fd);
-	dual_init(&d);
-	d_dup2(&d, 0, 3);
-	d_closefrom(&d, 5);
-	out = probe_both(&d);
+	ways_init(&d);
+	w_dup2(&d, 0, 3);
+	w_closefrom(&d, 5);
+	out = ways_probe(&d);
 	assert_has(out, "fd=3 ");
 	assert_lacks(out, "fd=5 ");
 	assert_lacks(out, "fd=8 ");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
 START_TEST(test_closefrom_without_close_range)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 
 	/* A kernel before 5.9: both fall back to closing what /proc lists. */
 	seccomp_fail(SYS_close_range, ENOSYS);
 	for (int fd = 5; fd < 9; fd++)
 		ck_assert_int_eq(dup2(0, fd), fd);
-	dual_init(&d);
-	d_closefrom(&d, 6);
-	out = probe_both(&d);
+	ways_init(&d);
+	w_closefrom(&d, 6);
+	out = ways_probe(&d);
 	assert_has(out, "fd=5 ");
 	assert_lacks(out, "fd=6 ");
 	assert_lacks(out, "fd=8 ");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
 START_TEST(test_tcsetpgrp_action)
 {
-	struct dual d;
+	struct ways d;
 	char *out;
 	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 
 	ck_assert_int_ge(master, 0);
 	ck_assert_int_eq(grantpt(master), 0);
 	ck_assert_int_eq(unlockpt(master), 0);
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSID);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSID);
 	/* A session leader opening a terminal makes it its controlling one. */
-	d_open(&d, 0, ptsname(master), O_RDWR, 0);
-	d_tcsetpgrp(&d, 0);
-	out = probe_both(&d);
+	w_open(&d, 0, ptsname(master), O_RDWR, 0);
+	w_tcsetpgrp(&d, 0);
+	out = ways_probe(&d);
 	assert_has(out, "tpgid=self");
 	assert_has(out, "sid=self");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 	close(master);
 }
 END_TEST
@@ -407,30 +209,30 @@ END_TEST
 
 START_TEST(test_sigmask)
 {
-	struct dual d;
+	struct ways d;
 	sigset_t set;
 	char *out;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGTERM);
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSIGMASK);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSIGMASK);
 	posix_spawnattr_setsigmask(&d.attr, &set);
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	assert_has(out, "SigBlk:\t0000000000004200");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* Without the flag the child inherits the caller's mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	dual_init(&d);
-	out = probe_both(&d);
+	ways_init(&d);
+	out = ways_probe(&d);
 	assert_has(out, "SigBlk:\t0000000000000001");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
@@ -461,7 +263,7 @@ static void assert_ignored(const char *out, unsigned long long want, const char 
 
 START_TEST(test_sigdefault)
 {
-	struct dual d;
+	struct ways d;
 	sigset_t set;
 	char *out;
 
@@ -476,71 +278,71 @@ START_TEST(test_sigdefault)
 	signal(SIGUSR1, SIG_IGN);
 	signal(SIGUSR2, SIG_IGN);
 	signal(SIGTERM, handler);
-	dual_init(&d);
-	out = probe_both(&d);
+	ways_init(&d);
+	out = ways_probe(&d);
 	/* Ignored signals stay ignored; caught ones are reset. */
 	assert_ignored(out, 0xa00, __func__);
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSIGDEF);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setsigdefault(&d.attr, &set);
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	assert_ignored(out, 0x800, __func__);
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
 START_TEST(test_pgroup_and_sid)
 {
-	struct dual d;
+	struct ways d;
 	char *out, want[64];
 
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&d.attr, 0);
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	assert_has(out, "pgid=self");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* Joining an existing group: this process's own (a new one first, so
 	 * that the number is ours to join). */
 	ck_assert_int_eq(setpgid(0, 0), 0);
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&d.attr, getpgrp());
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	snprintf(want, sizeof(want), "pgid=%ld", (long)getpgrp());
 	assert_has(out, want);
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSID);
-	out = probe_both(&d);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSID);
+	out = ways_probe(&d);
 	assert_has(out, "sid=self");
 	assert_has(out, "pgid=self");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* A group that does not exist: EPERM from setpgid, in both. */
 	char *argv[] = { "probe", NULL };
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETPGROUP);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&d.attr, 999999);
-	free(run_both(&d, 0, PROBE, argv, EPERM));
-	dual_destroy(&d);
+	free(ways_run(&d, 0, PROBE, argv, EPERM));
+	ways_destroy(&d);
 }
 END_TEST
 
 START_TEST(test_scheduling)
 {
-	struct dual d;
+	struct ways d;
 	struct sched_param sp = { .sched_priority = 0 };
 	char *argv[] = { "probe", NULL };
 	char *out;
@@ -560,51 +362,51 @@ START_TEST(test_scheduling)
 	}
 	/* The caller runs SCHED_BATCH, which a child inherits ... */
 	ck_assert_int_eq(sched_setscheduler(0, SCHED_BATCH, &sp), 0);
-	dual_init(&d);
-	out = probe_both(&d);
+	ways_init(&d);
+	out = ways_probe(&d);
 	assert_has(out, "policy=3\n");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* ... unless SETSCHEDULER names another policy (glibc takes only
 	 * OTHER, FIFO and RR there). */
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSCHEDULER);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSCHEDULER);
 	ck_assert_int_eq(posix_spawnattr_setschedpolicy(&d.attr, SCHED_BATCH), EINVAL);
 	ck_assert_int_eq(posix_spawnattr_setschedpolicy(&d.attr, SCHED_OTHER), 0);
 	posix_spawnattr_setschedparam(&d.attr, &sp);
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	assert_has(out, "policy=0\n");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* SETSCHEDPARAM alone keeps the policy. */
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
 	posix_spawnattr_setschedparam(&d.attr, &sp);
-	out = probe_both(&d);
+	out = ways_probe(&d);
 	assert_has(out, "policy=3\n");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
 	/* A priority SCHED_OTHER does not take: EINVAL from both. */
 	sp.sched_priority = 5;
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSCHEDPARAM);
 	posix_spawnattr_setschedparam(&d.attr, &sp);
-	free(run_both(&d, 0, PROBE, argv, EINVAL));
-	dual_destroy(&d);
+	free(ways_run(&d, 0, PROBE, argv, EINVAL));
+	ways_destroy(&d);
 
 	if (geteuid() == 0) {
 		sp.sched_priority = 1;
-		dual_init(&d);
-		d_flags(&d, POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM);
+		ways_init(&d);
+		w_flags(&d, POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM);
 		posix_spawnattr_setschedpolicy(&d.attr, SCHED_FIFO);
 		posix_spawnattr_setschedparam(&d.attr, &sp);
-		out = probe_both(&d);
+		out = ways_probe(&d);
 		assert_has(out, "policy=1\npriority=1\n");
 		free(out);
-		dual_destroy(&d);
+		ways_destroy(&d);
 	} else {
 		fprintf(stderr, "SKIP %s: SCHED_FIFO needs root\n", __func__);
 	}
@@ -613,7 +415,8 @@ END_TEST
 
 START_TEST(test_resetids)
 {
-	struct dual d;
+	struct ways d;
+	const char *probe;
 	char *out;
 
 	if (geteuid() != 0) {
@@ -626,35 +429,39 @@ START_TEST(test_resetids)
 	fprintf(stderr, "SKIP %s: sanitizer build\n", __func__);
 	return;
 #endif
-	/* Effective ids differ from the real ones, the real ones stay root. */
+	/* Effective ids differ from the real ones, the real ones stay root;
+	 * the probe where uid 65534 may run it. */
+	probe = probe_for_anyone();
 	ck_assert_int_eq(setresgid(-1, 65534, -1), 0);
 	ck_assert_int_eq(setresuid(-1, 65534, -1), 0);
-	dual_init(&d);
-	out = probe_both(&d);
+	ways_init(&d);
+	d.probe = probe;
+	out = ways_probe(&d);
 	assert_has(out, "euid=65534 egid=65534 uid=0");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_RESETIDS);
-	out = probe_both(&d);
+	ways_init(&d);
+	d.probe = probe;
+	w_flags(&d, POSIX_SPAWN_RESETIDS);
+	out = ways_probe(&d);
 	assert_has(out, "euid=0 egid=");
 	free(out);
-	dual_destroy(&d);
+	ways_destroy(&d);
 }
 END_TEST
 
 START_TEST(test_usevfork_and_unknown_flag)
 {
-	struct dual d;
+	struct ways d;
 	posix_spawnattr_t attr;
 	char *argv[] = { "true", NULL };
 	pid_t pid;
 
-	dual_init(&d);
-	d_flags(&d, POSIX_SPAWN_USEVFORK);
-	free(probe_both(&d));
-	dual_destroy(&d);
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_USEVFORK);
+	free(ways_probe(&d));
+	ways_destroy(&d);
 
 	/* glibc refuses an unknown flag when it is set; one that reaches the
 	 * spawn anyway (set by a newer C library) is EINVAL, and nothing runs.
@@ -677,7 +484,7 @@ END_TEST
 
 START_TEST(test_exec_errors)
 {
-	struct dual d;
+	struct ways d;
 	char *dir = make_tmpdir();
 	char *argv[] = { "x", NULL };
 	char noexec[4096], garbage[4096];
@@ -687,16 +494,16 @@ START_TEST(test_exec_errors)
 	write_file(noexec, "#!/bin/sh\nexit 0\n", 0644);
 	write_file(garbage, "\x01\x02\x03 not a program\n", 0755);
 
-	dual_init(&d);
-	free(run_both(&d, 0, join(dir, "missing"), argv, ENOENT));
+	ways_init(&d);
+	free(ways_run(&d, 0, join(dir, "missing"), argv, ENOENT));
 	/* root may exec nothing without an x bit either */
-	free(run_both(&d, 0, noexec, argv, EACCES));
-	free(run_both(&d, 0, garbage, argv, ENOEXEC));
-	free(run_both(&d, 0, "/etc/passwd/x", argv, ENOTDIR));
-	free(run_both(&d, 0, "", argv, ENOENT));
-	free(run_both(&d, 1, "", argv, ENOENT));
-	free(run_both(&d, 1, garbage, argv, ENOEXEC));
-	dual_destroy(&d);
+	free(ways_run(&d, 0, noexec, argv, EACCES));
+	free(ways_run(&d, 0, garbage, argv, ENOEXEC));
+	free(ways_run(&d, 0, "/etc/passwd/x", argv, ENOTDIR));
+	free(ways_run(&d, 0, "", argv, ENOENT));
+	free(ways_run(&d, 1, "", argv, ENOENT));
+	free(ways_run(&d, 1, garbage, argv, ENOEXEC));
+	ways_destroy(&d);
 	rm_rf(dir);
 	free(dir);
 }
@@ -704,36 +511,36 @@ END_TEST
 
 START_TEST(test_action_errors)
 {
-	struct dual d;
+	struct ways d;
 	char *argv[] = { "probe", NULL };
 	int file = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
 	sbx_outcome_t oc;
 
-	dual_init(&d);
-	d_dup2(&d, 150, 3); /* 150 is not open */
-	free(run_both(&d, 0, PROBE, argv, EBADF));
-	dual_destroy(&d);
+	ways_init(&d);
+	w_dup2(&d, 150, 3); /* 150 is not open */
+	free(ways_run(&d, 0, PROBE, argv, EBADF));
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_open(&d, 3, "/nonexistent/file", O_RDONLY, 0);
-	free(run_both(&d, 0, PROBE, argv, ENOENT));
+	ways_init(&d);
+	w_open(&d, 3, "/nonexistent/file", O_RDONLY, 0);
+	free(ways_run(&d, 0, PROBE, argv, ENOENT));
 	/* The stage and the index of the failing action are on record (the
 	 * portable build's posix_spawn does not say which step failed). */
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_int_eq(oc.stage, SBX_BUILD_LANDLOCK ? SBX_STAGE_FILE_ACTION : SBX_STAGE_EXEC);
 	ck_assert_int_eq(oc.action, SBX_BUILD_LANDLOCK ? 1 : -1);
 	ck_assert_int_eq(oc.error, ENOENT);
-	dual_destroy(&d);
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_chdir(&d, "/nonexistent");
-	free(run_both(&d, 0, PROBE, argv, ENOENT));
-	dual_destroy(&d);
+	ways_init(&d);
+	w_chdir(&d, "/nonexistent");
+	free(ways_run(&d, 0, PROBE, argv, ENOENT));
+	ways_destroy(&d);
 
-	dual_init(&d);
-	d_fchdir(&d, file);
-	free(run_both(&d, 0, PROBE, argv, ENOTDIR));
-	dual_destroy(&d);
+	ways_init(&d);
+	w_fchdir(&d, file);
+	free(ways_run(&d, 0, PROBE, argv, ENOTDIR));
+	ways_destroy(&d);
 	close(file);
 
 	/* Add-time errors are the same as glibc's (elsewhere, the file_actions
@@ -743,15 +550,15 @@ START_TEST(test_action_errors)
 	        "whose checks these are\n", __func__);
 	return;
 #endif
-	dual_init(&d);
-	d_open(&d, -1, "/x", O_RDONLY, 0);
-	d_close(&d, -1);
-	d_dup2(&d, -1, 3);
-	d_dup2(&d, 3, 1 << 30);
-	d_fchdir(&d, -5);
-	d_closefrom(&d, -1);
-	d_tcsetpgrp(&d, -2);
-	dual_destroy(&d);
+	ways_init(&d);
+	w_open(&d, -1, "/x", O_RDONLY, 0);
+	w_close(&d, -1);
+	w_dup2(&d, -1, 3);
+	w_dup2(&d, 3, 1 << 30);
+	w_fchdir(&d, -5);
+	w_closefrom(&d, -1);
+	w_tcsetpgrp(&d, -2);
+	ways_destroy(&d);
 }
 END_TEST
 
@@ -784,7 +591,7 @@ END_TEST
 
 START_TEST(test_path_search)
 {
-	struct dual d;
+	struct ways d;
 	char *dir = make_tmpdir();
 	char denied[4096], good[4096], path[16384], *out;
 	char *argv[] = { "prog", "hello", NULL };
@@ -801,23 +608,23 @@ START_TEST(test_path_search)
 	/* An entry that denies execution is remembered, the search goes on. */
 	snprintf(path, sizeof(path), "/nonexistent:%s:/etc/passwd:%s", denied, good);
 	setenv("PATH", path, 1);
-	dual_init(&d);
-	out = run_both(&d, 1, "prog", argv, 0);
+	ways_init(&d);
+	out = ways_run(&d, 1, "prog", argv, 0);
 	assert_has(out, "arg=hello");
 	free(out);
 
 	/* Nothing better found: EACCES. */
 	snprintf(path, sizeof(path), "%s:/nonexistent", denied);
 	setenv("PATH", path, 1);
-	free(run_both(&d, 1, "prog", argv, EACCES));
+	free(ways_run(&d, 1, "prog", argv, EACCES));
 
 	setenv("PATH", "/nonexistent:/also/not", 1);
-	free(run_both(&d, 1, "prog", argv, ENOENT));
+	free(ways_run(&d, 1, "prog", argv, ENOENT));
 
 	/* An empty element is the current directory. */
 	ck_assert_int_eq(chdir(good), 0);
 	setenv("PATH", "/nonexistent:", 1);
-	out = run_both(&d, 1, "prog", argv, 0);
+	out = ways_run(&d, 1, "prog", argv, 0);
 	assert_has(out, "arg=hello");
 	free(out);
 
@@ -825,9 +632,9 @@ START_TEST(test_path_search)
 	 * C library's default. */
 	unsetenv("PATH");
 	char *tv[] = { "true", NULL };
-	free(run_both(&d, 1, "true", tv, 0));
+	free(ways_run(&d, 1, "true", tv, 0));
 	/* A name with a slash is not looked up. */
-	free(run_both(&d, 1, "./prog", argv, 0));
+	free(ways_run(&d, 1, "./prog", argv, 0));
 
 	/* The longest name a directory holds is found; one byte more is
 	 * ENAMETOOLONG. */
@@ -836,13 +643,13 @@ START_TEST(test_path_search)
 	longest[NAME_MAX] = '\0';
 	write_file(join(good, longest), script, 0755);
 	setenv("PATH", good, 1);
-	out = run_both(&d, 1, longest, argv, 0);
+	out = ways_run(&d, 1, longest, argv, 0);
 	assert_has(out, "arg=hello");
 	free(out);
 	longest[NAME_MAX] = 'x';
 	longest[NAME_MAX + 1] = '\0';
-	free(run_both(&d, 1, longest, argv, ENAMETOOLONG));
-	dual_destroy(&d);
+	free(ways_run(&d, 1, longest, argv, ENAMETOOLONG));
+	ways_destroy(&d);
 	rm_rf(dir);
 	free(dir);
 }
@@ -852,7 +659,7 @@ END_TEST
 
 START_TEST(test_fork_fallback)
 {
-	struct dual d;
+	struct ways d;
 	char *argv[] = { "probe", NULL };
 	char *out;
 	int a = open("/etc/passwd", O_RDONLY);
@@ -860,18 +667,18 @@ START_TEST(test_fork_fallback)
 	/* Read once per process, at the first spawn: this test process has
 	 * not spawned yet. */
 	setenv("SBXSPAWN_FORCE_FORK", "1", 1);
-	dual_init(&d);
-	d_dup2(&d, a, 7);
-	d_closefrom(&d, 8);
-	out = probe_both(&d);
+	ways_init(&d);
+	w_dup2(&d, a, 7);
+	w_closefrom(&d, 8);
+	out = ways_probe(&d);
 	assert_has(out, "fd=7 /etc/passwd");
 	free(out);
-	d_open(&d, 3, "/nonexistent", O_RDONLY, 0);
-	free(run_both(&d, 0, PROBE, argv, ENOENT));
-	dual_destroy(&d);
-	dual_init(&d);
-	free(run_both(&d, 0, "/nonexistent", argv, ENOENT));
-	dual_destroy(&d);
+	w_open(&d, 3, "/nonexistent", O_RDONLY, 0);
+	free(ways_run(&d, 0, PROBE, argv, ENOENT));
+	ways_destroy(&d);
+	ways_init(&d);
+	free(ways_run(&d, 0, "/nonexistent", argv, ENOENT));
+	ways_destroy(&d);
 	close(a);
 }
 END_TEST

@@ -17,6 +17,7 @@ extern char **environ;
 
 Suite *suite_file_actions(void);
 Suite *suite_spawn(void);
+Suite *suite_spawn_edges(void);
 Suite *suite_concurrency(void);
 Suite *suite_fork(void);
 Suite *suite_scope(void);

@@ -48,6 +48,7 @@ int main(void)
 	sr = srunner_create(suite_file_actions());
 
 	srunner_add_suite(sr, suite_spawn());
+	srunner_add_suite(sr, suite_spawn_edges());
 #if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
 	srunner_add_suite(sr, suite_fork());

@@ -1,5 +1,7 @@
 /* Prints, one item a line, the process state a spawn is supposed to set, so
- * that two children can be compared as text.  Values that are pids print as
+ * that two children can be compared as text: the arguments and the
+ * environment, descriptors, working directory, signals, process group,
+ * session and terminal, scheduling, ids.  Values that are pids print as
  * "self" when they are the process's own. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void print_pid(const char *what, pid_t v)
 {
@@ -40,8 +44,11 @@ int main(int argc, char **argv)
 	struct dirent *e;
 	int self = d ? dirfd(d) : -1;
 
+	printf("argc=%d\narg0=%s\n", argc, argc > 0 && argv[0] ? argv[0] : "(none)");
 	for (int i = 1; i < argc; i++)
 		printf("arg=%s\n", argv[i]);
+	for (char **v = environ; v && *v; v++)
+		printf("env=%s\n", *v);
 	while (d && (e = readdir(d))) {
 		int fd = atoi(e->d_name);
 		char link[64];
