@@ -216,7 +216,7 @@ Suite *suite_channels(void)
 	Suite *s = suite_create("channels");
 	TCase *tc = tcase_create("channels");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_setuid_program_gains_nothing);
 	tcase_add_test(tc, test_limit_sysv_ipc);
 	tcase_add_test(tc, test_posix_mqueue_closed);

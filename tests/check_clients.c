@@ -376,7 +376,7 @@ Suite *suite_clients(void)
 	Suite *s = suite_create("clients");
 	TCase *tc = tcase_create("glue");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_events_mask);
 	tcase_add_test(tc, test_events_mask_default_logger);

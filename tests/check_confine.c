@@ -590,7 +590,7 @@ Suite *suite_confine(void)
 	Suite *s = suite_create("confine");
 	TCase *tc = tcase_create("kernel");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_sibling_readers);
 	tcase_add_test(tc, test_readmit_nested);
 	tcase_add_test(tc, test_readonly);

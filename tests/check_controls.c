@@ -827,7 +827,7 @@ Suite *suite_controls(void)
 	Suite *s = suite_create("controls");
 	TCase *tc = tcase_create("beyond-fs");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_tcp_connect);
 	tcase_add_test(tc, test_tcp_bind);
 	tcase_add_test(tc, test_tcp_other_roads);

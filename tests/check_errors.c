@@ -748,7 +748,7 @@ Suite *suite_errors(void)
 	Suite *s = suite_create("errors");
 	TCase *tc = tcase_create("documented");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_enomem_objects);
 	tcase_add_test(tc, test_enomem_spawn_and_compile);
 	tcase_add_test(tc, test_enomem_reuse_after_burst);

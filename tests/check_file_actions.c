@@ -111,6 +111,7 @@ Suite *suite_file_actions(void)
 	Suite *s = suite_create("file_actions");
 	TCase *tc = tcase_create("add");
 
+	untimed(tc);
 	tcase_add_test(tc, test_fd_ranges_match_glibc);
 	tcase_add_test(tc, test_limit_follows_rlimit);
 	tcase_add_test(tc, test_destroy_and_reuse);

@@ -385,18 +385,23 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	/* Untimed (Check's default is 4 s): tests/watchdog.sh catches a hang. */
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_arch_check_read);
 	tcase_add_test(tc, test_arch_check_in_kernel);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tcp");
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_tcp_roads_read);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("terminal");
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_terminal_read);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);
-	srunner_run_all(sr, CK_NORMAL);
+	setvbuf(stdout, NULL, _IOLBF, 0); /* as tests/runner.c */
+	srunner_run_all(sr, CK_VERBOSE);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

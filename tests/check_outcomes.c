@@ -989,7 +989,7 @@ Suite *suite_outcomes(void)
 	Suite *s = suite_create("outcomes");
 	TCase *tc = tcase_create("provoked");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_dropped_grant_vanished);
 	tcase_add_test(tc, test_run_proof_exchange);
 	tcase_add_test(tc, test_run_proof_mount);

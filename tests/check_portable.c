@@ -306,7 +306,7 @@ Suite *suite_portable(void)
 	Suite *s = suite_create("portable");
 	TCase *tc = tcase_create("unconfined");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_unconfined_with_notice);
 	tcase_add_test(tc, test_require_enotsup);
 	tcase_add_test(tc, test_refused_beyond_build);

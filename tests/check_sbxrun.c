@@ -557,7 +557,7 @@ Suite *suite_sbxrun(void)
 	Suite *s = suite_create("sbxrun");
 	TCase *tc = tcase_create("launcher");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_execve_states);
 	tcase_add_test(tc, test_refused_child_exit_status);
 	tcase_add_test(tc, test_sbxrun_statuses);

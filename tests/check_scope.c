@@ -286,7 +286,7 @@ Suite *suite_scope(void)
 	Suite *s = suite_create("scope");
 	TCase *tc = tcase_create("api");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_api_errors);
 	tcase_add_test(tc, test_unresolvable_path);
 	tcase_add_test(tc, test_compile_once_snapshot);

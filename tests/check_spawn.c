@@ -688,7 +688,7 @@ Suite *suite_spawn(void)
 	Suite *s = suite_create("spawn");
 	TCase *tc = tcase_create("differential");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_plain);
 	tcase_add_test(tc, test_null_everything);
 	tcase_add_test(tc, test_open_actions);

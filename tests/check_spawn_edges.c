@@ -619,7 +619,7 @@ Suite *suite_spawn_edges(void)
 	Suite *s = suite_create("spawn-edges");
 	TCase *tc = tcase_create("edges");
 
-	tcase_set_timeout(tc, 0);
+	untimed(tc);
 	tcase_add_test(tc, test_environments);
 	tcase_add_test(tc, test_environment_with_tmpdir);
 	tcase_add_test(tc, test_execve_environments);

@@ -365,7 +365,7 @@ Suite *suite_terminal(void)
 	Suite *s = suite_create("terminal");
 	TCase *tc = tcase_create("injection");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_test(tc, test_injection_unconfined);
 	tcase_add_test(tc, test_injection_refused);
 	tcase_add_test(tc, test_injection_refused_nobody);

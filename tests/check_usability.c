@@ -569,7 +569,7 @@ Suite *suite_usability(void)
 	Suite *su = suite_create("usability");
 	TCase *tc = tcase_create("deny-lists");
 
-	tcase_set_timeout(tc, SPAWN_TIMEOUT);
+	untimed(tc);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_listable);
 	tcase_add_test(tc, test_nested_scopes);

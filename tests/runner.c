@@ -75,7 +75,11 @@ int main(void)
 		printf("Landlock: absent (%s); every test that needs it prints SKIP\n",
 		       no_landlock_why());
 	note_linked_files();
-	srunner_run_all(sr, CK_NORMAL);
+	/* Each test's result as it ends, each line written at once: where the
+	 * watchdog (tests/watchdog.c) stops a hang, the log shows how far the
+	 * suite came. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	srunner_run_all(sr, CK_VERBOSE);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -505,7 +505,8 @@ static int do_chmod(char **a)
 }
 
 /* An inotify watch on a denied directory: the name of the first entry
- * created there (within 10 s), then an attempt to read it. */
+ * created there (the test creates them until this ends), then an attempt
+ * to read it. */
 static int watch_names(char **a)
 {
 	char buf[4096] __attribute__((aligned(8))), path[8192];
@@ -514,10 +515,10 @@ static int watch_names(char **a)
 
 	if (step("inotify_add_watch", inotify_add_watch(pfd.fd, a[0], IN_CREATE)) < 0)
 		return 1;
-	int fd, r = poll(&pfd, 1, 10000);
+	int fd, r = poll(&pfd, 1, -1);
 
 	if (r != 1) {
-		printf("poll %s\n", r ? name(errno) : "timed out");
+		printf("poll %s\n", name(errno));
 		return 1;
 	}
 	if (read(pfd.fd, buf, sizeof(buf)) < (ssize_t)sizeof(*ev) || !ev->len)

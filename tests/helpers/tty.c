@@ -86,19 +86,24 @@ static int inject(const char *how, const char *text)
 static int job_control(void)
 {
 	pid_t me = getpgrp(), job;
-	int status;
+	int status, given[2];
+	char c;
 
-	if ((job = fork()) < 0)
+	if (pipe(given) < 0 || (job = fork()) < 0)
 		return -1;
 	if (job == 0) {
+		/* Told when it has the terminal: waits for that, not for time. */
+		close(given[1]);
 		setpgid(0, 0);
-		for (int i = 0; i < 500 && tcgetpgrp(0) != getpid(); i++)
-			usleep(10000);
+		if (read(given[0], &c, 1) != 1)
+			_exit(2);
 		_exit(tcgetpgrp(0) == getpid() ? 0 : 1);
 	}
+	close(given[0]);
 	setpgid(job, job);
-	if (tcsetpgrp(0, job) < 0 || waitpid(job, &status, 0) != job)
+	if (tcsetpgrp(0, job) < 0 || write(given[1], "", 1) != 1 || waitpid(job, &status, 0) != job)
 		return -1;
+	close(given[1]);
 	signal(SIGTTOU, SIG_IGN);
 	if (tcsetpgrp(0, me) < 0 || tcgetpgrp(0) != me)
 		return -1;
