@@ -150,6 +150,8 @@ static int map_actions(const sbx_file_actions_t *fa, posix_spawn_file_actions_t 
 	return 0;
 }
 
+static char *const no_arguments[] = { NULL };
+
 static int spawn(pid_t *restrict pidp, const char *file, int search,
                  const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
                  const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
@@ -160,6 +162,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	posix_spawn_file_actions_t pfa;
 	char **env_copy = NULL;
+	/* A NULL vector is an empty one, as the Landlock build hands it to
+	 * the kernel (the system's posix_spawn may count it first, and
+	 * crash). */
+	char *const *args = argv ? argv : no_arguments, *const *env = envp;
 	int err = 0, stage = SBX_STAGE_SETUP, action = -1, confinement = SBX_OUTCOME_NONE;
 	short flags = 0;
 
@@ -170,7 +176,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	else if (scope)
 		err = settle(scope, file);
 	if (!err && scope)
-		err = sbx__scope_env(scope, envp, &envp, &env_copy);
+		err = sbx__scope_env(scope, envp, &env, &env_copy);
 	if (err == SBX_EREFUSED) {
 		confinement = SBX_OUTCOME_REFUSED;
 		stage = SBX_STAGE_CONFINE;
@@ -180,7 +186,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 			err = map_actions(fa, &pfa, &action);
 		if (!err) {
 			err = (search ? posix_spawnp : posix_spawn)(pidp, file, fa ? &pfa : NULL, attr,
-			                                            argv, envp);
+			                                            args, env);
 			/* The system's posix_spawn does not say which step failed. */
 			stage = SBX_STAGE_EXEC;
 			if (fa)

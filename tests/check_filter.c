@@ -385,7 +385,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	/* Untimed (Check's default is 4 s): tests/watchdog.sh catches a hang. */
+	/* Untimed (Check's default is 4 s): tests/watchdog catches a hang. */
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_arch_check_read);
 	tcase_add_test(tc, test_arch_check_in_kernel);

@@ -159,7 +159,7 @@ static int in_fork_child(void)
 	sbx_scopeattr_t fresh;
 
 	/* A child stuck on a lock copied locked never returns: the watchdog
-	 * around the test program (tests/watchdog.sh) says where it is. */
+	 * around the test program (tests/watchdog) says where it is. */
 	if (!holds(&kept))
 		return 2;
 	if (!holds(&cached))

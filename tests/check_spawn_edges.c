@@ -425,7 +425,16 @@ END_TEST
  * probe as the C library does, but one: a scope compiled at the spawn
  * needs three free descriptors, and with fewer the spawn fails with EMFILE
  * (documented in sbx_posix_spawn(3)); the caller's next open() is the same
- * each way. */
+ * each way.  The portable build makes the system's file actions at the
+ * spawn, whose numbers the limit then judges: the harness's dup2 from 100
+ * is EBADF there, every way of the library's (README, the portable build). */
+static int limits_want(enum way w, int nfree)
+{
+	if (!SBX_BUILD_LANDLOCK)
+		return w == WAY_LIBC ? 0 : EBADF;
+	return w == WAY_FRESH && nfree < 3 ? EMFILE : 0;
+}
+
 START_TEST(test_descriptor_limits)
 {
 	char *argv[] = { "probe", NULL };
@@ -437,7 +446,7 @@ START_TEST(test_descriptor_limits)
 		ways_init(&d);
 		d.free_fds = nfree;
 		for (enum way w = WAY_LIBC; w < NWAYS; w++) {
-			int want = w == WAY_FRESH && nfree < 3 ? EMFILE : 0;
+			int want = limits_want(w, nfree);
 
 			r[w] = ways_one(&d, w, false, PROBE, argv);
 			/* A compiled scope needs none while its directories stay as
@@ -499,7 +508,8 @@ START_TEST(test_actions_on_every_free_number)
 			else
 				w_dup2(&d, 0, fds[k]);
 		for (enum way w = WAY_LIBC; w < NWAYS; w++) {
-			int want = fill && w == WAY_FRESH ? EMFILE : 0;
+			int want = !SBX_BUILD_LANDLOCK ? limits_want(w, 3)
+			           : fill && w == WAY_FRESH ? EMFILE : 0;
 
 			r[w] = ways_one(&d, w, false, PROBE, argv);
 			ck_assert_msg(r[w].ret == want, "%s of every free number: %s returned %d (%s)",
@@ -507,6 +517,8 @@ START_TEST(test_actions_on_every_free_number)
 			              strerror(r[w].ret));
 			ck_assert_msg(!*r[w].table_change, "%s changed the caller's descriptors:%s",
 			              way_name(w), r[w].table_change);
+			if (want && !SBX_BUILD_LANDLOCK)
+				continue;
 			if (want) {
 				ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 				ck_assert_int_eq(oc.stage, SBX_STAGE_FILE_ACTION);
@@ -549,15 +561,17 @@ START_TEST(test_compile_short_of_descriptors)
 				if (n++ == nfree)
 					low.rlim_cur = (rlim_t)fd;
 			}
+		/* The portable build compiles nothing. */
+		int want = SBX_BUILD_LANDLOCK && nfree < 3 ? EMFILE : 0;
+
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
-		ck_assert_int_eq(sbx_scopeattr_compile(&s), nfree < 3 ? EMFILE : 0);
+		ck_assert_int_eq(sbx_scopeattr_compile(&s), want);
 		for (int i = 0; i < 3; i++) {
 			pid_t pid;
 			sbx_outcome_t oc;
 			int err = sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ);
 
-			ck_assert_msg(err == (nfree < 3 ? EMFILE : 0), "%d free, spawn %d: %s", nfree, i,
-			              strerror(err));
+			ck_assert_msg(err == want, "%d free, spawn %d: %s", nfree, i, strerror(err));
 			if (err)
 				continue;
 			ck_assert_int_eq(wait_status(pid), 0);

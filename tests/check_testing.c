@@ -902,7 +902,7 @@ static Suite *suite_testing(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
 
-		/* Untimed: a slow machine must not fail a test; tests/watchdog.sh
+		/* Untimed: a slow machine must not fail a test; tests/watchdog
 		 * catches a hang around the whole program. */
 		tcase_set_timeout(tc, 0);
 		for (size_t j = 0; j < 12 && cases[i].tests[j]; j++) {

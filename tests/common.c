@@ -23,7 +23,10 @@
 
 /* Under /var/tmp, not /tmp: a test tree's parent is expanded by every
  * denial in it, and the busier it is, the less a compile is reused and the
- * more entries vanish between listing and opening. */
+ * more entries vanish between listing and opening.  Inside the run's own
+ * directory (SBX_TEST_DIR, made by the runner): another suite running at
+ * the same time (a second checkout, CI beside a developer) changes
+ * /var/tmp twice, at its start and end, not at each of its tests. */
 /* The directories made here and not yet removed, by the process that made
  * them: a test that ends early (exit(), as an emulator's SKIP does) leaves
  * none behind, for its fixture's teardown does not run then. */
@@ -60,10 +63,12 @@ static void remember(const char *d)
 
 char *make_tmpdir(void)
 {
-	char tmpl[] = "/var/tmp/sbxtest.XXXXXX", fallback[] = "/tmp/sbxtest.XXXXXX";
-	char *d = mkdtemp(tmpl);
+	const char *run = getenv("SBX_TEST_DIR");
+	char tmpl[4096], fallback[] = "/tmp/sbxtest.XXXXXX";
+	char *d;
 
-	if (!d)
+	snprintf(tmpl, sizeof(tmpl), "%s/sbxtest.XXXXXX", run && *run ? run : "/var/tmp");
+	if (!(d = mkdtemp(tmpl)))
 		d = mkdtemp(fallback);
 	ck_assert_ptr_nonnull(d);
 	remember(d);

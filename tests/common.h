@@ -12,7 +12,7 @@
 
 /* No test case has a time limit: a machine kept busy (CI, a package
  * build) must not fail a test by being slow.  A hang is caught once, around
- * the whole test program, by tests/watchdog.sh (SBX_TEST_WATCHDOG). */
+ * the whole test program, by tests/watchdog (SBX_TEST_WATCHDOG). */
 #define untimed(tc) tcase_set_timeout((tc), 0)
 
 extern char **environ;

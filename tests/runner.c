@@ -37,10 +37,27 @@ static void note_linked_files(void)
 	}
 }
 
+/* The run's own directory for the test trees (tests/common.c), searchable
+ * by the other users the tests become. */
+static char *make_run_dir(void)
+{
+	static char dir[] = "/var/tmp/sbxsuite.XXXXXX", fallback[] = "/tmp/sbxsuite.XXXXXX";
+	char *d = mkdtemp(dir);
+
+	if (!d)
+		d = mkdtemp(fallback);
+	if (!d || chmod(d, 0755) || setenv("SBX_TEST_DIR", d, 1)) {
+		perror("the run's directory");
+		exit(EXIT_FAILURE);
+	}
+	return d;
+}
+
 int main(void)
 {
 	SRunner *sr;
 	int failed, abi = landlock_abi();
+	char *run_dir = make_run_dir();
 
 	/* The suite's own search path: a caller's may hold a directory that
 	 * this user cannot search (then a lookup ends in EACCES, rightly). */
@@ -82,5 +99,6 @@ int main(void)
 	srunner_run_all(sr, CK_VERBOSE);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	rm_rf(run_dir);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
