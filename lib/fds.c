@@ -90,12 +90,14 @@ static bool move_up(int *fd)
 {
 	int floor = keep_floor(), high;
 
-	if (!floor || (*fd < floor && (high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0))
+	if (!floor)
 		return false;
-	if (*fd < floor) {
-		close(*fd);
-		*fd = high;
-	}
+	if (*fd >= floor)
+		return true;
+	if ((high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0)
+		return false;
+	close(*fd);
+	*fd = high;
 	return true;
 }
 
