@@ -58,6 +58,8 @@ struct statx {
 #endif
 
 #if !HAVE_DECL_STATX
+/* Named as the library's own, as compat/compat.h says why. */
+#define statx(dirfd, path, flags, mask, sx) sbx__compat_statx(dirfd, path, flags, mask, sx)
 int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *sx);
 #endif
 
