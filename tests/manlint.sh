@@ -149,6 +149,10 @@ for page in $pages; do
 	# .TH names this page, in this section.
 	th=$(grep -m 1 '^\.TH ' "$man/$page" | awk '{ print $2, $3 }')
 	[ "$th" = "$name $sect" ] || warn "$page: .TH says \"$th\", not \"$name $sect\""
+	# The footer's version is configure.ac's, filled in by the build (man/Makefile.inc).
+	footer=$(grep -m 1 '^\.TH ' "$man/$page" | cut -d'"' -f2)
+	[ "$footer" = "libsbxspawn @PACKAGE_VERSION@" ] ||
+		warn "$page: the .TH footer is \"$footer\", not \"libsbxspawn @PACKAGE_VERSION@\""
 
 	# The sections: known ones, in the usual order, the required ones there.
 	grep '^\.SH ' "$man/$page" | sed 's/^\.SH //; s/"//g' > "$tmp/sections"
