@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the C library may lack, declared where it does (the replacements
  * are compat/<function>.c, chosen by AC_REPLACE_FUNCS).  A replacement is
  * named as the library's own (sbx__compat_), so that libsbxspawn.a defines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * statx(2) where the C library has none (musl before 1.2.5): the kernel's
  * struct and the mask bits the compiler asks for, and the system call

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library exports exactly the version script's sbx_ symbols, nothing else.
 set -eu
 lib="$top_builddir/lib/.libs/libsbxspawn.so"

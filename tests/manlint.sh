@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The manual pages: every exported function has one, every page formats
 # without a single groff warning, their sections are the usual ones in the
 # usual order, the synopses are the header's own prototypes, and the

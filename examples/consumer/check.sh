@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds this consumer against a libsbxspawn installed under PREFIX, found
 # only through pkg-config, checks that it runs and confines (linked with
 # the shared library, and statically with pkg-config --static), and runs its

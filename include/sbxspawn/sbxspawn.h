@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libsbxspawn: posix_spawn with a filesystem boundary.
  *
