@@ -17,17 +17,23 @@ src=${top_srcdir:?the test environment sets it}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+srcabs=$(cd "$src" && pwd -P)
+buildabs=$(cd "${top_builddir:?}" && pwd -P)
 top=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null || true)
-if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$src" && pwd -P)" ]; then
+if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$srcabs" ]; then
 	from="git's files"
 	git -C "$src" ls-files --cached --others --exclude-standard > "$tmp/all"
-elif [ "$(cd "$src" && pwd -P)" = "$(cd "${top_builddir:?}" && pwd -P)" ]; then
+elif [ "$srcabs" = "$buildabs" ]; then
 	# Built in place without git: the tree holds what the build made.
 	echo "spdx: SKIP, not a git checkout and built in place: the project's files cannot be told from the build's"
 	exit 77
 else
+	# The tarball's tree, less a build directory inside it (distcheck
+	# builds in _build/sub) and what the autotools generated.
 	from="the release tarball's files"
-	(cd "$src" && find . -type f | sed 's,^\./,,') |
+	prune=.none
+	case $buildabs/ in "$srcabs"/*) prune=${buildabs#"$srcabs"/} ;; esac
+	(cd "$src" && find . -path "./$prune" -prune -o -type f -print | sed 's,^\./,,') |
 		grep -vxE 'configure|aclocal\.m4|config\.h\.in|(.*/)?Makefile\.in|build-aux/.*|m4/(libtool|lt[a-z~_]*)\.m4' \
 		> "$tmp/all" || true
 fi
