@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The ABI of the built libraries against the baselines committed in abi/
-# (libabigail's abidiff): a change that breaks a program built against the
+# (abidiff): a change that breaks a program built against the
 # baseline (a function removed, a parameter or return type changed, a
 # public type's layout changed) fails, with abidiff's report; functions
 # added are compatible, listed, and pass.  Types the public headers do not
