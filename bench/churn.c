@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The churn section: reuse while another process churns an expanded
  * directory.  A kept scope denies an entry of a directory shaped like /tmp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The compile section: sbx_scopeattr_compile() alone, denying one entry of
  * a directory of 10 up to 100,000, against the floor (floor.c: the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Compile scaling from results.csv: ns per rule of sbx_scopeattr_compile()
 # and of the bare system calls, against the number of siblings.
 # Usage: gnuplot -e "csv='results.csv'; png='compile.png'" compile.gp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fixture: a temporary tree shaped like a user's files (a home with
  * .ssh and 50 projects; a directory of 1,000 entries), made at start and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fixture (fixture.c): a temporary tree shaped like a user's files,
  * the denials of the ~100- and ~1000-rule scopes over it, scope_make(),

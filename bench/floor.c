@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The syscall floor (declared in floor.h): what granting every sibling of
  * a denial cannot do without.  Each directory from / down to the leaf is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The syscall floor (floor.c) that the compile and scale sections hold the
  * compiler against: for each directory from / down to the one holding the

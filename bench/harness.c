@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The measuring harness (declared in harness.h): options and rounds,
  * samples and percentiles, the CSV writer, the targets and the report of

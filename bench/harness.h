@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The measuring harness, shared by every section and about none of them in
  * particular: options and rounds, samples and their percentiles, the CSV

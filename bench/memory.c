@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parent-memory section: spawn latency from a parent with a small heap
  * and from one with 1 GiB, touched.  Each heap lives in a worker, a forked

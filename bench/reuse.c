@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The reuse section: what the reuse check costs a spawn.  A kept scope
  * (never sbx_scopeattr_compile()d: a spawn reuses the last compile when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the bench, then plots its compile scaling where gnuplot is installed.
 # Usage: run.sh BENCH GNUPLOT_SCRIPT OUTDIR
 # BENCH_QUICK=1, BENCH_ROUNDS=N, BENCH_ONLY=... and BENCH_TMPDIR=DIR go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sbxbench: what confinement adds to a spawn, measured side by side.
  *

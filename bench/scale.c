@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scale section: one scope of N configured paths, all denied, in one
  * directory that also holds N other entries (which the compile grants),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the sections share: the targets they judge against, the spawn rows
  * that spawn.c sets up once and the other sections reuse, the tally of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The spawn section: spawn and wait of /bin/true every way there is (the
  * C library's posix_spawn, fork and exec, sbx_posix_spawn with each scope,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The threads section: spawns per second of one and of two threads, each
  * spawning and waiting, for four of the spawn rows.

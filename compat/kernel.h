@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel interfaces the library, sbxrun and the tests use beside
  * Landlock (compat/landlock.h): seccomp filters and their notifications,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Landlock UAPI up to ABI 9 and raw syscall wrappers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* statx(2) for a C library without it: the system call, with the C
  * library's convention (-1 and errno). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * statx(2) where the C library has none (musl before 1.2.5): the kernel's
  * struct and the mask bits the compiler asks for, and the system call
@@ -58,6 +59,8 @@ struct statx {
 #endif
 
 #if !HAVE_DECL_STATX
+/* Named as the library's own, as compat/compat.h says why. */
+#define statx(dirfd, path, flags, mask, sx) sbx__compat_statx(dirfd, path, flags, mask, sx)
 int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *sx);
 #endif
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strchrnul(3) for a C library without it (macOS before 15.4, ...). */
 #include "config.h"
 

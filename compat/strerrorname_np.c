@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strerrorname_np(3) for a C library without it (musl, BSDs, macOS): the
  * symbolic name of an error number, as glibc 2.32 gives it, or NULL.  The
  * names are those of Linux; each is checked against the system's header. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The child, between clone and exec: the attributes, the file actions, the
  * ruleset, then exec.  It shares the parent's memory, so everything here is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the spawn engine's parent (spawn.c) prepares and its child
  * (child.c) reads: one record, shared through CLONE_VM. */
 #ifndef SBX_CHILD_H

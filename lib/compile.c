@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The compiler: a scope of denials, re-admissions and read-only paths into
  * a Landlock ruleset.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compiler's stages, as the files of lib/ that hold them see each
  * other; nothing here leaves the library.  The route: the scope's resolved
  * paths become the tree (tree.c), the tree is placed among the mounts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Confinement applied to the calling thread, in the order the kernel needs:
  * no_new_privs, the capabilities made usable, the bounding and ambient sets

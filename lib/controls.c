@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Controls beyond the filesystem: which of the scope's network, scoping
  * and io_uring controls this kernel enforces, by Landlock or by seccomp,

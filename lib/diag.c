@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Diagnostics: events to the caller's logger, the default logger, error
  * descriptions, and the per-thread outcome of the last spawn. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The grants a compile could not add: each one dropped is kept in the
  * ruleset's list (the outcome's) and said as an event naming the path and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Emitting the grants: the walk of the tree from the root directory down.
  * Each node's directory is opened without following links and granted what

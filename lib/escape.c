@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Names as data: every path an event or a refusal line carries is escaped
  * so that a line stays one line and says only what it says (a name may

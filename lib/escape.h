@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Escaping names (escape.c): the library's, and sbxrun's. */
 #ifndef SBX_ESCAPE_H
 #define SBX_ESCAPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exec: the PATH lookup shared with the spawn engine's child, and
  * sbx_execve / sbx_execvpe, which confine the calling process and exec. */
 #include "config.h"

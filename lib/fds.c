@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The descriptors the library keeps open between calls: a compiled
  * ruleset, and the mount table it watches.  Known here so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbx_file_actions_t: the same arguments, checks and errors as glibc's
  * posix_spawn_file_actions_*(3), which cannot be read from outside glibc. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fork of the caller.  A process whose threads spawn may fork (a server
  * starting its workers); its child has one thread, and every lock another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Frozen directories.  A directory the compile expanded (an ancestor of a
  * restricted path) is listed and its entries granted one by one: nothing

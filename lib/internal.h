@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations shared by the files of lib/; nothing here is exported. */
 #ifndef SBX_INTERNAL_H
 #define SBX_INTERNAL_H

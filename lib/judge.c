@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Judging one entry of an expanded directory: opened without following it,
  * proved to be the entry that was listed, placed where it really is, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel interface: the Landlock ABI of the running kernel, the rights
  * each ABI knows, and the ruleset syscalls. */
 #include "config.h"

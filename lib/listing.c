@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Listings: a directory's entries read whole, before any is opened, sorted
  * by name; kept with the ruleset for the directories a compile expanded, so

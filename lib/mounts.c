@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mount table of the calling thread, and where the configured paths are
  * in their filesystems.

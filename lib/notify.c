@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Notifications: the kernel's word on what left a listed directory.  A
  * grant on an entry of an expanded directory holds on its inode wherever

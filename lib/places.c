@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Places: the configured paths as their filesystems know them, a device and
  * a path from that filesystem's root, kept for the filesystems that more

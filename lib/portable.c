@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The portable build: the same API over the system's posix_spawn, where
  * there is no Landlock to build against (any host that is not Linux, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Privilege: what a confined child keeps of its parent's.  Landlock
  * confines data only for an unprivileged process: one running as uid 0, or

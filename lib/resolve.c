@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Resolving the caller's paths, once, when they are added to a scope:
  * absolute against the working directory, symlinks followed, `..', `//' and

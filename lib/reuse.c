@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reuse: whether a kept ruleset is still what a new compile would give, at
  * the cost of one statx(2) per directory the compile visited (not per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A compiled ruleset's life: reference-counted, released, reused by the
  * next spawn while a new compile would give the same (reuse.c checks), or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbx_scopeattr_t, the public scope calls: the caller's description of what a child
  * may reach, each path resolved when it is added (resolve.c); a change
  * discards what was compiled of it (ruleset.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The seccomp filters the library installs, for what Landlock does not
  * mediate:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The spawn engine's parent side (the child's is in child.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stamps: whether a directory a compile read is still as it was.  A
  * directory's change and modification times move whenever an entry is

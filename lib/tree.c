@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tree of configured paths: one node per path component, the mode
  * configured there, the rights asked for and those common to the subtree;

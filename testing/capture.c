@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a child said, kept in memory files: nothing on disk changes, which
  * would make every scope with a denial near it compile afresh, and nothing

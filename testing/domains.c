@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stacked Landlock domains: the kernel allows 16 on a thread, and refuses
  * the 17th with E2BIG.  Reaching the limit is the real way to make a

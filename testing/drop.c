@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A dropped grant, named: the kernel refuses landlock_add_rule for the
  * rules on one file, and only those.  A seccomp filter cannot see which

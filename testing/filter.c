@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Seccomp filters: the way a test makes one system call fail, for real,
  * in the calling process and in every process it starts afterwards, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * When a provocation may act.  Each one changes the calling process for
  * good, so it must run in a process that is thrown away after one test:

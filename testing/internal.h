@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the files of the testing library share; nothing here leaves it. */
 #ifndef SBX_TESTING_INTERNAL_H
 #define SBX_TESTING_INTERNAL_H

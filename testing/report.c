@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading what a spawn left behind: the refusal line a refused child
  * writes, the dropped grants of the calling thread's outcome, and names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Channels that are not paths, as the inventory of sbxspawn(7) lists them:
  * set-user-ID programs and POSIX message queues, closed by default, and
  * System V IPC, not mediated: shown open to a confined child, so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every client of the library wrote by hand, in the library: choosing
  * events, a list of paths in one call, a temporary directory the scope
  * grants, a refusal known at compile time, outcomes in words. */

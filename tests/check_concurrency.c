@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Many threads spawning at once, and a parent flooded with signals. */
 #include "config.h"
 

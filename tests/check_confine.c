@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Confinement on the real kernel: what a confined child can and cannot do. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Controls beyond the filesystem: TCP ports, IPC scoping, io_uring, and
  * what happens where the ABI cannot enforce one. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every error number the manual pages document, provoked for real: memory
  * exhaustion injected allocation by allocation, an unprivileged caller, a
  * seccomp filter, limits and files in the way. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Escapes: a confined child that wants the denied secret and tries every
  * road a program has to it.  Each attempt runs on the real kernel, must fail
  * with the errno the kernel gives for it, and must never show the secret.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbx_file_actions_*: the add-time checks of glibc's posix_spawn_file_actions_*. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A caller that forks while its threads spawn: the fork child finds every
  * lock of the library free and spawns, confined, with the scopes it
  * inherited and with new ones. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The three outcomes, each provoked on the real kernel: a dropped grant, no
  * Landlock, and a refused ruleset.  Plus the denials that are refused and
  * the aliases that are warned about. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The portable build (no Landlock at build time): every scope runs
  * unconfined after one notice, SBX_SCOPE_REQUIRE is ENOTSUP, what only a
  * confining build does is refused, the file actions are the system's, and

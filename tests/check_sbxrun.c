@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbx_execve / sbx_execvpe, and the sbxrun launcher built on them. */
 #include "config.h"
 

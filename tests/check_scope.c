@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The scope object: its API, errors, and compile-once snapshots. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The spawn engine against the C library: the same calls through
  * posix_spawn[p] and sbx_posix_spawn[p], with no scope, a scope made for the
  * spawn and a compiled one (tests/ways.h), must return the same and leave

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The edges of posix_spawn's semantics, each tried the four ways of
  * tests/ways.h: missing and empty environments and argument vectors,
  * programs that cannot run, every file action and attribute that can fail,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The terminal a scoped child inherits: input pushed into it (TIOCSTI, and
  * TIOCLINUX on a virtual console) fails, whatever the scope, and what a
  * program otherwise does with its terminal (modes, window size, job

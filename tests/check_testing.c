@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libsbxspawn-testing, every call on the real kernel: each provocation
  * gives the outcome its page promises, the guards refuse where they say,
  * and the readers and assertions read what a spawn left.  Its own runner:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deny lists that real programs can live with: directories that stay
  * listable, scopes nested in scopes, frozen directories announced, the
  * harmless devices under a read-only path, strictness, and a busy directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The escape suite, continued: attacks that come from the world around the
  * confined child, or that a child prepares for the next spawn.  Renames
  * between listing and opening, renames after a compile, symlinks a child

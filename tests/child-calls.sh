@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The code a child runs between clone and exec (child.c, confine.c) calls
 # the C library for nothing that can take a lock or allocate: a child
 # copied from a threaded parent (the fork fallback) finds a lock another

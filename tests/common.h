@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the Check suites. */
 #ifndef SBX_TESTS_COMMON_H
 #define SBX_TESTS_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether the tests run under a user-mode emulator: clone(CLONE_VM) that
  * does not share memory says so. */
 #include "config.h"

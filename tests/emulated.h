@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether the tests run under a user-mode emulator (qemu-user). */
 #ifndef SBX_TESTS_EMULATED_H
 #define SBX_TESTS_EMULATED_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libsbxspawn-testing stays apart from libsbxspawn: it exports exactly its
 # version script's sbx_testing_ symbols; libsbxspawn exports none of them
 # and does not need it; its header stands alone (strict C99, and C++) and a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The public header stands alone (strict C99, and C++), and a program built
 # against it links with the built library and runs.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the tests that make system calls through the i386 entry (int $0x80)
  * of an x86_64 kernel share. */
 #ifndef SBX_TESTS_I386_ENTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One runner for every suite, in Check's fork mode. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs one test program under a watchdog: the suite's only bound on time.
  *
  *   tests/watchdog PROGRAM [ARGS...]            (automake's LOG_COMPILER)

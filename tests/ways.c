@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The spawn suites' harness (ways.h): one spawn, four ways, compared. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The spawn suites' harness: one spawn made four ways, compared.
  *
  * The reference is the C library's own posix_spawn[p]; then sbx_posix_spawn[p]

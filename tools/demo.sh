@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The quick-start demo.  Two sibling projects; from inside one, three ordinary
 # readers fetch the other's secret.  Each runs twice: as it is, and under
 # sbxrun with the sibling denied.  Usage: demo.sh PATH-TO-SBXRUN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sbxrun: confine this process with a scope, then become COMMAND.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture_run: the command, its output through a pipe, and what happened.
  * A confined spawn can end in more ways than posix_spawnp's: refused,
  * unconfined, narrowed, or failed at a file action or at exec.  Each gets

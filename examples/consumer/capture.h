@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture: runs a command with its output captured through a pipe, and
  * prints what it said and how it ended, inside a filesystem boundary. */
 #ifndef CAPTURE_H

@@ -1,6 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds this consumer against a libsbxspawn installed under PREFIX, found
-# only through pkg-config, checks that it runs and confines, and runs its
+# only through pkg-config, checks that it runs and confines (linked with
+# the shared library, and statically with pkg-config --static), and runs its
 # Check suite, which provokes every outcome of a spawn with the installed
 # libsbxspawn-testing.  With --system, against the one installed where
 # pkg-config and the loader look by themselves (the Debian packages): no
@@ -65,6 +67,23 @@ case $out in
 *) echo "consumer: the temporary directory was not granted: $out"; exit 1 ;;
 esac
 echo "consumer: built with pkg-config against ${prefix:-the system's copy}, ran, and the denial held"
+# Linked statically, as pkg-config --static says (libsbxspawn.a and what it
+# needs after it), into a program that loads nothing: the denial holds the same.
+# shellcheck disable=SC2046
+${CC:-cc} -static -o capture-static main.c capture.c $(pkg-config --cflags sbxspawn) \
+	$(pkg-config --static --libs sbxspawn)
+if ldd ./capture-static >/dev/null 2>&1; then
+	echo "consumer: capture-static loads shared libraries:"
+	ldd ./capture-static
+	exit 1
+fi
+out=$(CAPTURE_DENY="$work/data/closed" ./capture-static cat data/open/f data/closed/f)
+case $out in
+*hidden*) echo "consumer: the denial did not hold, statically linked: $out"; exit 1 ;;
+*visible*"Permission denied"*"[exit 1]"*) ;;
+*) echo "consumer: confined run wrong, statically linked: $out"; exit 1 ;;
+esac
+echo "consumer: linked statically with pkg-config --static, ran, and the denial held"
 if ! make -s check >/dev/null 2>&1; then
 	cat check_capture.log test-suite.log 2>/dev/null || true
 	echo "consumer: its Check suite failed"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture's own handling of every way a confined spawn ends, each one
  * provoked on the real kernel with libsbxspawn-testing: refused, run
  * unconfined, run narrowed, failed at a file action or at exec.  Each test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture [-i FILE] COMMAND [ARG]...: runs a command with its output
  * captured through a pipe, and prints what it said and how it ended.
  * Directories named in CAPTURE_DENY (colon-separated) are out of the

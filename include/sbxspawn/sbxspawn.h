@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libsbxspawn: posix_spawn with a filesystem boundary.
  *
@@ -27,7 +28,7 @@ extern "C" {
 #endif
 
 #define SBX_VERSION_MAJOR 0
-#define SBX_VERSION_MINOR 3
+#define SBX_VERSION_MINOR 4
 
 /* ------------------------------------------------------------------------
  * Error numbers and exit status

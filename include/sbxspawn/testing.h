@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libsbxspawn-testing: every outcome of sbx_posix_spawn(), provoked on the
  * real kernel inside a Check test, and assertions that read well.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * forkstorm: forks from many threads at once, without libsbxspawn: the
  * reproduction of a deadlock of qemu-user, the reason the tests that spawn

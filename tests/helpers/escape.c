@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One escape attempt against a denied path, made the way a program that
  * wants out would make it.  Every step prints "STEP ok" or "STEP ERRNO";
  * the last line is the verdict: "ok" when the attempt went through, else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One filesystem operation, its result on stdout as "ok" or the errno's
  * name, and exit status 0 or 1: the C program the confinement tests run. */
 #define _GNU_SOURCE

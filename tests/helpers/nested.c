@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spawns its arguments with a scope of its own, through the library: a
  * nested launcher.  Options, before the command: -r PATH (read-only),
  * -d PATH (denied), -l (listable), -c (compile the scope first, as a build

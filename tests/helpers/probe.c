@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prints, one item a line, the process state a spawn is supposed to set, so
  * that two children can be compared as text: the arguments and the
  * environment, descriptors, working directory, signals, process group,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The assertions of libsbxspawn-testing, failing: a Check program whose
  * every test fails one of them, so that check_testing can read what each
  * says.  It exits 0 whatever its tests do. */

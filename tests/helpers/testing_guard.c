@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The forked-test guard of libsbxspawn-testing, from outside: started as a
  * program of its own (not a copy forked by its parent), every provocation
  * must refuse with ECHILD and change nothing; a copy it forks itself may

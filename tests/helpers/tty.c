@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a program does with the terminal on its descriptor 0, its
  * controlling one: one operation, its result on stdout as "ok" or the
  * errno's name, and exit status 0 or 1.
