@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,6 +34,7 @@ START_TEST(test_environments)
 	/* NULL: the program gets an empty environment (execve's rule). */
 	ways_init(&d);
 	d.envp = NULL;
+	d.envp_given = true;
 	out = ways_probe(&d);
 	assert_lacks(out, "env=");
 	free(out);
@@ -62,6 +64,7 @@ static void tmpdir_as_reference(char *const given[], char *const reference[], co
 
 	ways_init(&d);
 	d.envp = reference;
+	d.envp_given = true;
 	g = ways_one(&d, WAY_LIBC, false, PROBE, argv);
 	ck_assert_int_eq(g.ret, 0);
 	assert_has(g.out, want);
@@ -401,6 +404,9 @@ START_TEST(test_attribute_failures)
 
 		ck_assert_int_eq(setresgid(-1, 65534, -1), 0);
 		ck_assert_int_eq(setresuid(-1, 65534, -1), 0);
+		/* Dumpable again, for a sanitizer's leak check at exit reads
+		 * this process's memory as it would have. */
+		ck_assert_int_eq(prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L), 0);
 		argv[0] = (char *)probe;
 	}
 	struct rlimit none = { 0, 0 };

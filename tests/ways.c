@@ -82,7 +82,6 @@ void ways_init_(struct ways *d, const char *test)
 {
 	memset(d, 0, sizeof(*d));
 	d->test = test;
-	d->envp = environ;
 	d->probe = PROBE;
 	d->free_fds = -1;
 	posix_spawn_file_actions_init(&d->g);
@@ -283,12 +282,14 @@ static int spawn_way(struct ways *d, enum way w, bool search, const char *file,
                      char *const argv[], pid_t *pid, const sbx_scopeattr_t *scope)
 {
 	const posix_spawnattr_t *attr = d->use_attr ? &d->attr : NULL;
+	/* environ as it is now: a setenv() since ways_init() moves it. */
+	char *const *envp = d->envp_given ? d->envp : environ;
 
 	if (w == WAY_LIBC)
 		return (search ? posix_spawnp : posix_spawn)(pid, file, d->use_fa ? &d->g : NULL,
-		                                             attr, argv, d->envp);
+		                                             attr, argv, envp);
 	return (search ? sbx_posix_spawnp : sbx_posix_spawn)(pid, file, d->use_fa ? &d->s : NULL,
-	                                                     attr, scope, argv, d->envp);
+	                                                     attr, scope, argv, envp);
 }
 
 struct way_result ways_one(struct ways *d, enum way w, bool search, const char *file,

@@ -30,7 +30,8 @@ struct ways {
 	sbx_file_actions_t s;
 	posix_spawnattr_t attr;
 	bool use_attr, use_fa;
-	char *const *envp;     /* what every way passes as the environment */
+	char *const *envp;     /* what every way passes as the environment, where */
+	bool envp_given;       /* it is given: else environ as it is at the spawn */
 	int free_fds;          /* RLIMIT_NOFILE while the spawn runs leaves this
 	                        * many descriptors free below it; -1: as it is */
 	const char *tmpdir;    /* the scoped ways' sbx_scopeattr_settmpdir */
