@@ -69,37 +69,50 @@ void sbx__fds_end(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Where a kept descriptor goes: above the numbers a caller allocates from
- * (open() takes the lowest free one, and after a spawn must return what
- * it would after posix_spawn), under its limit, and within the first 1024
- * (one descriptor a million up would grow the caller's table to match,
- * which every fork and clone of the caller then copies).  0 where the limit
- * leaves no such room. */
-static int keep_floor(void)
+/* Where kept descriptors go: the top of the numbers a caller allocates
+ * from (open() takes the lowest free one, and after a spawn must return
+ * what it would after posix_spawn, whatever holes the caller's table has),
+ * the highest first, under its limit and within the first 1024 (one
+ * descriptor a million up would grow the caller's table to match, which
+ * every fork and clone of the caller then copies): the 64 numbers below
+ * min(limit, 1024).  None where the limit is under 128. */
+static int keep_top(void)
 {
 	struct rlimit rl;
 	rlim_t top = 1024;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
 		top = rl.rlim_cur;
-	return top >= 128 ? (int)top - 64 : 0;
+	return top >= 128 ? (int)top : 0;
 }
 
-/* *fd moved up to the floor; false, and *fd left as it is, where there is
- * no room there. */
+static bool held(int fd)
+{
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i].fd == fd)
+			return true;
+	return false;
+}
+
+/* *fd moved to the highest free number of the room; false, and *fd left
+ * as it is, where the room is full (the caller's own, or ours). */
 static bool move_up(int *fd)
 {
-	int floor = keep_floor(), high;
+	int top = keep_top(), high;
 
-	if (!floor)
-		return false;
-	if (*fd >= floor)
-		return true;
-	if ((high = fcntl(*fd, F_DUPFD_CLOEXEC, floor)) < 0)
-		return false;
-	close(*fd);
-	*fd = high;
-	return true;
+	for (int n = top - 1; top && n >= top - 64; n--) {
+		if (n == *fd)
+			return true;
+		if (held(n) || (high = fcntl(*fd, F_DUPFD_CLOEXEC, n)) < 0)
+			continue;
+		if (high == n) {
+			close(*fd);
+			*fd = high;
+			return true;
+		}
+		close(high); /* n is taken: the next free one lies above it */
+	}
+	return false;
 }
 
 int sbx__fds_keep(int *fdp, bool ruleset, atomic_bool *lost)

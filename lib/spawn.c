@@ -57,13 +57,15 @@ static int vm_clone_works(void *stack_top)
 		volatile int shared = 0;
 		pid_t pid;
 
+		/* No exit signal: a caller's SIGCHLD handler never hears of a
+		 * child it did not ask for, and its waitpid(-1) never reaps it
+		 * (a clone child is waited for with __WALL alone). */
 		if (secure_getenv("SBXSPAWN_FORCE_FORK"))
 			pid = -1;
 		else
-			pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD,
-			            (void *)&shared);
+			pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
 		if (pid > 0)
-			while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
 				;
 		/* A clone that failed (a process limit, memory) proves nothing:
 		 * ask again next time, and use the fallback this time. */
@@ -120,6 +122,12 @@ static int read_attributes(struct child *c, const posix_spawnattr_t *attr)
 	    posix_spawnattr_getsigdefault(attr, &c->sigdefault) ||
 	    posix_spawnattr_getsigmask(attr, &c->sigmask))
 		return EINVAL;
+#ifdef __GLIBC__
+	/* glibc never lets a mask block its own two (32, 33: cancellation,
+	 * set*id across threads), its posix_spawn's included; the child
+	 * sets the mask with a raw call, so they are taken out here. */
+	((unsigned long *)(void *)&c->sigmask)[0] &= ~(3UL << 31);
+#endif
 	if ((unsigned short)c->flags & ~(unsigned)KNOWN_FLAGS)
 		return EINVAL;
 	err = posix_spawnattr_getschedpolicy(attr, &c->policy);
@@ -222,6 +230,13 @@ static pid_t start_child(struct child *c)
 	else
 		pid = run_child_fork(c);
 	err = errno;
+	/* A child that failed before its exec, or is to start again, has
+	 * exited: reaped while every signal is blocked, so that a SIGCHLD
+	 * handler of the caller's never reaps it first (its pid free again,
+	 * to be reused before this wait). */
+	if (pid > 0 && (c->res.stage || c->res.again))
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
 	stack_give(stack, size);
 	errno = err;
@@ -257,9 +272,6 @@ static int start_hiding(struct child *c, pid_t *pid)
 		*pid = start_child(c);
 		err = *pid < 0 ? errno : 0;
 		free(hidden);
-		if (*pid > 0 && c->res.again)
-			while (syscall(SYS_wait4, *pid, NULL, 0, NULL) < 0 && errno == EINTR)
-				;
 	} while (*pid > 0 && c->res.again);
 	return err;
 }
@@ -282,13 +294,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 
 	if ((err = read_attributes(&c, attr)))
 		goto out;
-	if (search && !strchr(file, '/')) {
-		if (!*file) {
-			err = ENOENT;
-			goto out;
-		}
+	/* An empty name is looked up nowhere: the child runs its attributes
+	 * and file actions, then exec fails (ENOENT), as with posix_spawnp. */
+	if (search && *file && !strchr(file, '/'))
 		c.search_path = sbx__search_path(default_path, sizeof(default_path));
-	}
 	if (scopeattr && !scope) {
 		err = EINVAL; /* not initialised, or destroyed */
 		goto out;
@@ -306,9 +315,7 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	if ((err = start_hiding(&c, &pid)))
 		goto out;
 	if (pid > 0 && c.res.stage) {
-		/* It failed before exec and has exited: reap it. */
-		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
-			;
+		/* It failed before exec, and was reaped (start_child). */
 		err = c.res.stage == SBX_STAGE_CONFINE ? SBX_EREFUSED : c.res.err;
 	} else if (pid > 0 && pidp) {
 		*pidp = pid;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,6 +427,155 @@ START_TEST(test_attribute_failures)
 }
 END_TEST
 
+/* A mask with every bit set: glibc's own two signals (32, 33) stay open in
+ * its child, and so in the library's under glibc. */
+START_TEST(test_full_sigmask)
+{
+	sigset_t all;
+	struct ways d;
+
+	memset(&all, 0xff, sizeof(all));
+	ways_init(&d);
+	w_flags(&d, POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setsigmask(&d.attr, &all);
+	free(ways_probe(&d));
+	ways_destroy(&d);
+}
+END_TEST
+
+/* posix_spawnp of an empty name: looked up nowhere, but the child is made
+ * and runs its file actions first (a file an O_CREAT action names is
+ * there after), then its exec fails with ENOENT. */
+START_TEST(test_spawnp_empty_name)
+{
+	char *dir = make_tmpdir(), *argv[] = { "x", NULL };
+
+	for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+		struct ways d;
+		struct way_result r;
+
+		ways_init(&d);
+		w_open(&d, 3, join(dir, "made"), O_WRONLY | O_CREAT, 0600);
+		r = ways_one(&d, w, true, "", argv);
+		ck_assert_msg(r.ret == ENOENT, "%s: %s", way_name(w), strerror(r.ret));
+		ck_assert_msg(access(join(dir, "made"), F_OK) == 0,
+		              "%s: the file action did not run", way_name(w));
+		unlink(join(dir, "made"));
+		way_result_free(&r);
+		ways_destroy(&d);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* ---- signals of the caller's ---------------------------------------------- */
+
+static atomic_int chld_signals, stolen;
+
+static void reaping_handler(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	atomic_fetch_add(&chld_signals, 1);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		atomic_fetch_add(&stolen, 1);
+	errno = saved;
+}
+
+/* A caller whose SIGCHLD handler reaps whatever has exited: a spawn that
+ * fails reaps its child itself, before the handler can (signals blocked
+ * until then, as glibc does), so the handler never takes a child it was
+ * never given.  Bounded by a count of spawns, each way. */
+START_TEST(test_sigchld_handler_takes_no_failed_child)
+{
+	struct sigaction sa = { .sa_handler = reaping_handler, .sa_flags = SA_RESTART };
+	char *argv[] = { "x", NULL };
+
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGCHLD, &sa, NULL), 0);
+	for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+		atomic_store(&stolen, 0);
+		for (int i = 0; i < 200; i++) {
+			struct ways d;
+			struct way_result r;
+
+			ways_init(&d);
+			d.use_fa = false;
+			r = ways_one(&d, w, false, "/nonexistent/program", argv);
+			ck_assert_int_eq(r.ret, ENOENT);
+			way_result_free(&r);
+			ways_destroy(&d);
+		}
+		ck_assert_msg(atomic_load(&stolen) == 0, "%s: the caller's handler reaped %d failed "
+		              "children", way_name(w), atomic_load(&stolen));
+	}
+	signal(SIGCHLD, SIG_DFL);
+}
+END_TEST
+
+/* The first spawn of a process: no SIGCHLD of a child the caller did not
+ * ask for (the library's own probe of the engine makes none). */
+START_TEST(test_first_spawn_no_stray_signal)
+{
+	struct sigaction sa = { .sa_handler = reaping_handler, .sa_flags = SA_RESTART };
+	char *argv[] = { "sh", "-c", "read line", NULL };
+	sbx_file_actions_t fa;
+	int p[2];
+	pid_t pid;
+
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGCHLD, &sa, NULL), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, p[0], 0);
+	atomic_store(&chld_signals, 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/sh", &fa, NULL, NULL, argv, environ), 0);
+	/* Its child waits for the pipe: no child has exited yet. */
+	ck_assert_int_eq(atomic_load(&chld_signals), 0);
+	ck_assert_int_eq(write(p[1], "\n", 1), 1);
+	close(p[1]);
+	signal(SIGCHLD, SIG_DFL);
+	ck_assert_int_eq(wait_status(pid), 0);
+	sbx_file_actions_destroy(&fa);
+	close(p[0]);
+}
+END_TEST
+
+/* The caller's descriptors reach into the room the library keeps its own
+ * in (the top 64 of the first 1024): a hole there is still what its next
+ * open() returns after the spawn, each way; where the room is full, the
+ * library keeps nothing (sbx_posix_spawn(3), Descriptors). */
+START_TEST(test_caller_descriptors_high)
+{
+	struct rlimit rl;
+	struct ways d;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max < 2048) {
+		fprintf(stderr, "SKIP %s: the hard descriptor limit is below 2048 here\n", __func__);
+		return;
+	}
+	rl.rlim_cur = 2048;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	/* 100 is the harness's; 970 a hole in the room. */
+	for (int fd = 3; fd <= 1000; fd++)
+		if (fd != 100 && fd != 970 && fcntl(fd, F_GETFD) < 0)
+			ck_assert_int_eq(dup2(0, fd), fd);
+	ways_init(&d);
+	free(ways_probe(&d));
+	ways_destroy(&d);
+	/* Full up to 1100: no room below 1024 at all. */
+	ck_assert_int_eq(dup2(0, 970), 970);
+	for (int fd = 1001; fd <= 1100; fd++)
+		ck_assert_int_eq(dup2(0, fd), fd);
+	ways_init(&d);
+	free(ways_probe(&d));
+	ways_destroy(&d);
+}
+END_TEST
+
 /* ---- the descriptor limit ------------------------------------------------ */
 
 /* With 0 to 5 descriptors free below RLIMIT_NOFILE, every way runs the
@@ -649,6 +799,11 @@ Suite *suite_spawn_edges(void)
 	tcase_add_test(tc, test_programs_that_cannot_run);
 	tcase_add_test(tc, test_file_action_failures);
 	tcase_add_test(tc, test_attribute_failures);
+	tcase_add_test(tc, test_full_sigmask);
+	tcase_add_test(tc, test_spawnp_empty_name);
+	tcase_add_test(tc, test_sigchld_handler_takes_no_failed_child);
+	tcase_add_test(tc, test_first_spawn_no_stray_signal);
+	tcase_add_test(tc, test_caller_descriptors_high);
 	tcase_add_test(tc, test_descriptor_limits);
 	tcase_add_test(tc, test_actions_on_every_free_number);
 	tcase_add_test(tc, test_compile_short_of_descriptors);
