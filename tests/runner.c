@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/common.h"
 
@@ -38,27 +40,57 @@ static void note_linked_files(void)
 	}
 }
 
-/* The run's own directory for the test trees (tests/common.c), searchable
- * by the other users the tests become. */
-static char *make_run_dir(void)
+/* What a run left in dir (its trees, a killed run's too), removed. */
+static void empty(const char *dir)
 {
-	static char dir[] = "/var/tmp/sbxsuite.XXXXXX", fallback[] = "/tmp/sbxsuite.XXXXXX";
-	char *d = mkdtemp(dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
 
-	if (!d)
-		d = mkdtemp(fallback);
-	if (!d || chmod(d, 0755) || setenv("SBX_TEST_DIR", d, 1)) {
-		perror("the run's directory");
-		exit(EXIT_FAILURE);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rm_rf(join(dir, e->d_name));
+	if (d)
+		closedir(d);
+}
+
+/* The directory for the test trees (tests/common.c): one per user and
+ * build tree, in /var/tmp, made by the first run and kept (emptied at the
+ * start and end of each).  The trees' ancestors are then changed by no
+ * other suite: another checkout's runs use a directory of their own, and
+ * /var/tmp changes no more when one starts or ends (a compile that lists
+ * /var/tmp would be reused less, and a test that counts on reuse fail).
+ * Searchable by the other users the tests become. */
+static const char *make_run_dir(void)
+{
+	static char dir[64];
+	unsigned hash = 2166136261u;
+	struct stat st;
+
+	for (const char *p = TOP_BUILDDIR; *p; p++)
+		hash = (hash ^ (unsigned char)*p) * 16777619u;
+	snprintf(dir, sizeof(dir), "/var/tmp/sbxsuite-%lu-%08x", (unsigned long)getuid(), hash);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(dir, sizeof(dir), "/tmp/sbxsuite-%lu-%08x", (unsigned long)getuid(), hash);
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			goto fail;
 	}
-	return d;
+	/* Ours, a directory, not a link someone planted. */
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || chmod(dir, 0755))
+		goto fail;
+	empty(dir);
+	if (setenv("SBX_TEST_DIR", dir, 1))
+		goto fail;
+	return dir;
+fail:
+	perror(dir);
+	exit(EXIT_FAILURE);
 }
 
 int main(void)
 {
 	SRunner *sr;
 	int failed, abi = landlock_abi();
-	char *run_dir = make_run_dir();
+	const char *run_dir = make_run_dir();
 
 	/* The suite's own search path: a caller's may hold a directory that
 	 * this user cannot search (then a lookup ends in EACCES, rightly). */
@@ -100,6 +132,6 @@ int main(void)
 	srunner_run_all(sr, CK_VERBOSE);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	rm_rf(run_dir);
+	empty(run_dir);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
