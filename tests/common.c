@@ -24,10 +24,10 @@
 
 /* Under /var/tmp, not /tmp: a test tree's parent is expanded by every
  * denial in it, and the busier it is, the less a compile is reused and the
- * more entries vanish between listing and opening.  Inside the run's own
- * directory (SBX_TEST_DIR, made by the runner): another suite running at
- * the same time (a second checkout, CI beside a developer) changes
- * /var/tmp twice, at its start and end, not at each of its tests. */
+ * more entries vanish between listing and opening.  Inside the build
+ * tree's own directory there (SBX_TEST_DIR, tests/runner.c): another suite
+ * running at the same time (a second checkout, CI beside a developer)
+ * changes none of the trees' ancestors. */
 /* The directories made here and not yet removed, by the process that made
  * them: a test that ends early (exit(), as an emulator's SKIP does) leaves
  * none behind, for its fixture's teardown does not run then. */
