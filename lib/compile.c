@@ -64,8 +64,9 @@ static struct rights rights_at(int abi)
  * so far, it closes itself when it is released). */
 static int become_once(struct sbx_ruleset *out)
 {
-	if (out->mounts_fd >= 0)
+	if (out->mounts_kept)
 		sbx__fds_forget(out->mounts_fd, &out->mounts_lost);
+	out->mounts_kept = false;
 	out->once = out->unwatched = true;
 	out->reusable = false;
 	return 0;
@@ -110,9 +111,13 @@ static int open_ruleset(struct compiler *cc)
  * anything is read: a mount made from then on shows in poll() (the compile
  * opens what is mounted now, a later compile might not).  The compile
  * reads the table through it; reading does not consume the change that
- * poll() reports. */
-static int watch_mounts(struct sbx_ruleset *out)
+ * poll() reports.  Kept at once, as every descriptor the library keeps is
+ * made (fds.c: a spawn in another thread must never see it at a number
+ * its file actions name), but for one exec.  No table (no /proc) is said
+ * where one is needed. */
+static int open_mounts(struct compiler *cc)
 {
+	struct sbx_ruleset *out = cc->out;
 	struct stat st;
 	int err = 0;
 
@@ -121,25 +126,57 @@ static int watch_mounts(struct sbx_ruleset *out)
 	if (out->mounts_fd < 0)
 		out->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (out->mounts_fd < 0)
-		err = errno == ENOENT ? 0 : errno; /* no /proc: said when it is read */
-	else if (out->once) {
-		/* Polled while the compile runs, never after: nothing to keep. */
-		sbx__fds_end();
-		return 0;
-	} else if (fstat(out->mounts_fd, &st)) {
+		err = errno == ENOENT ? 0 : errno;
+	else if (fstat(out->mounts_fd, &st))
 		err = errno;
-	} else if ((err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)) == EMFILE) {
+	else if (!out->once &&
+	         (err = sbx__fds_keep(&out->mounts_fd, false, &out->mounts_lost)) == EMFILE)
 		err = become_once(out);
-	}
-	if (err && out->mounts_fd >= 0)
+	else
+		out->mounts_kept = !err && !out->once;
+	if (err && out->mounts_fd >= 0 && !out->mounts_kept) {
 		close(out->mounts_fd);
-	if (err)
 		out->mounts_fd = -1;
-	else if (out->mounts_fd >= 0) {
-		out->mounts_dev = st.st_dev;
-		out->mounts_ino = st.st_ino;
 	}
 	sbx__fds_end();
+	if (err || out->mounts_fd < 0)
+		return err;
+	out->mounts_dev = st.st_dev;
+	out->mounts_ino = st.st_ino;
+	return sbx__mounts_read(&cc->mounts, out->mounts_fd);
+}
+
+/* A scope that restricts no path needs the table no more. */
+static int keep_mounts(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+
+	if (out->mounts_fd < 0)
+		return cc->tree.restricts ? ENOENT : 0;
+	if (!cc->tree.restricts) {
+		if (out->mounts_kept)
+			sbx__fds_close(out->mounts_fd, &out->mounts_lost);
+		else
+			close(out->mounts_fd);
+		out->mounts_fd = -1;
+		out->mounts_kept = false;
+	}
+	return 0;
+}
+
+/* The tree of the scope's paths, and of those it gets without naming them
+ * (kernelfs.c). */
+static int build_tree(struct compiler *cc)
+{
+	struct sbx_scope_rule *implicit;
+	size_t nimplicit;
+	int err = sbx__kernelfs_rules(&cc->mounts, cc->scope, &implicit, &nimplicit);
+
+	if (!err)
+		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, &cc->tree);
+	if (!err)
+		sbx__kernelfs_mark(&cc->mounts, &cc->tree);
+	free(implicit);
 	return err;
 }
 
@@ -181,20 +218,15 @@ static int run(struct compiler *cc)
 	clock_gettime(CLOCK_REALTIME, &cc->started);
 	cc->rights = rights_at(out->abi);
 	out->file_rights = cc->rights.file;
-	if ((err = sbx__tree_build(cc->scope, &cc->rights, &cc->tree)))
+	if (!(err = open_mounts(cc)) && !(err = build_tree(cc)))
+		for (size_t i = 0; i < cc->tree.nignored && !cc->err; i++)
+			sbx__drop_left_out(cc, cc->tree.ignored[i]->path);
+	/* Without the table no second name can be told apart: fail rather
+	 * than grant blind. */
+	if ((err = err ? err : cc->err) || (err = keep_mounts(cc)))
 		return err;
-	for (size_t i = 0; i < cc->tree.nignored && !cc->err; i++)
-		sbx__drop_left_out(cc, cc->tree.ignored[i]->path);
-	if (cc->err)
-		return cc->err;
-	if (cc->tree.restricts) {
-		if ((err = watch_mounts(out)))
-			return err;
-		/* Without the mount table no second name can be told apart:
-		 * fail rather than grant blind. */
-		if ((err = sbx__mounts_read(&cc->mounts, out->mounts_fd, &cc->tree, &cc->rights)))
-			return err;
-	}
+	if (cc->tree.restricts && (err = sbx__places_build(&cc->mounts, &cc->tree, &cc->rights)))
+		return err;
 	if ((err = open_ruleset(cc)))
 		return err < 0 ? 0 : err;
 	err = sbx__emit(cc);

@@ -21,7 +21,10 @@
 
 /* ---- tree.c: the tree of configured paths --------------------------------- */
 
-enum { NODE_EXPANDED = 1 };
+/* NODE_OWN_RULE: a rule of its own even where the rules above give as
+ * much (a named mqueue mount: mq_open(3) reaches its root through the
+ * kernel's own mount, which no rule above it covers). */
+enum { NODE_EXPANDED = 1, NODE_OWN_RULE = 2 };
 
 struct node {
 	const char *name;  /* len bytes of a configured path: not terminated */
@@ -51,10 +54,12 @@ struct tree {
 	size_t nignored;
 };
 
-/* Builds the tree of the scope's paths, leaving out (with an event) the
- * denials that would stop every program and the re-admissions that lead
- * into a denial through a symlink; fills want and common. */
-int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struct tree *t);
+/* Builds the tree of the scope's paths and of the implicit ones (nimplicit
+ * rules the scope does not name: kernelfs.c), leaving out (with an event)
+ * the denials that would stop every program and the re-admissions that
+ * lead into a denial through a symlink; fills want and common. */
+int sbx__tree_build(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
+                    size_t nimplicit, const struct rights *r, struct tree *t);
 void sbx__tree_free(struct tree *t);
 /* The child of n named by len bytes of name, or NULL. */
 const struct node *sbx__tree_kid(const struct node *n, const char *name, size_t len);
@@ -80,10 +85,12 @@ struct mount {
 	uint64_t id;      /* as statx(2) gives it in stx_mnt_id */
 	uint64_t parent;
 	const char *point; /* where it is mounted */
+	const char *type;  /* its filesystem's type */
 	struct view own;   /* its root, in its own filesystem */
 	struct view *layers; /* stacking filesystems: what they show again */
 	unsigned nlayers;
 	bool layers_unknown; /* a layer the table names but no path reaches */
+	bool image;        /* of a loop device: its layers are the image files */
 };
 
 /* A configured path as its filesystem knows it. */
@@ -112,12 +119,20 @@ struct mounts {
 	size_t nlayer_store;
 };
 
-/* Reads the mount table open as fd (the calling thread's, just opened) and
- * places the tree's configured paths in it.  ENOENT without one. */
-int sbx__mounts_read(struct mounts *m, int fd, const struct tree *t, const struct rights *r);
+/* Reads the mount table open as fd (the calling thread's, just opened);
+ * sbx__places_build then places the tree's configured paths in it. */
+int sbx__mounts_read(struct mounts *m, int fd);
 void sbx__mounts_free(struct mounts *m);
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r);
 const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);
+/* kernelfs.c: the rules the scope gets without naming them, for the kernel's
+ * filesystems that act on processes mounted in the table (mqueue: denied),
+ * but where the scope names the mount point; *out is malloc'd (NULL when
+ * there are none), its paths the table's. */
+int sbx__kernelfs_rules(const struct mounts *m, const struct sbx_scope *scope,
+                        struct sbx_scope_rule **out, size_t *n);
+/* Marks the mqueue mounts the scope names NODE_OWN_RULE. */
+void sbx__kernelfs_mark(const struct mounts *m, struct tree *t);
 const char *sbx__mounts_rel(struct mounts *m, const struct mount *mt, const char *path);
 const struct mount *sbx__mount_of(const struct mounts *m, const char *path);
 const struct mount *sbx__mount_by_id(const struct mounts *m, uint64_t id);

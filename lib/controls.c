@@ -4,8 +4,10 @@
  * and io_uring controls this kernel enforces, by Landlock or by seccomp,
  * and in full or not; the allowed TCP ports.  A control enforced in part is
  * not reported as enforced: it is a warning naming what stays open, or with
- * SBX_SCOPE_STRICT a refusal.  And, asked or not, the terminal: input
- * pushed into it (TIOCSTI, TIOCLINUX) fails for every scoped child.
+ * SBX_SCOPE_STRICT a refusal.  And, asked or not, what every scoped child
+ * is refused: input pushed into its terminal (TIOCSTI, TIOCLINUX), and
+ * unless the scope keeps them, other processes' limits and scheduling, and
+ * keyrings.
  */
 #include "config.h"
 
@@ -51,23 +53,28 @@ static void settle_io_uring(struct settle *s)
 		short_of(s, "io_uring", "needs seccomp on x86_64 or aarch64");
 }
 
-static atomic_int said_terminal;
+static atomic_int said_defaults;
 
-/* The terminal is closed for every scope: no flag asks for it, none turns
- * it off.  Where no filter can be installed (an architecture whose filters
- * are not known, a kernel without seccomp filters, an emulator), one
- * warning per process says so, and the spawn goes on: SBX_SCOPE_STRICT
- * refuses what a scope asks for, and no scope asks for this.  A filter the
- * kernel takes here and refuses in the child still makes a refusal. */
-static void settle_terminal(struct settle *s)
+/* What every scope closes, unless it keeps it: no flag asks for it.  Where
+ * no filter can be installed (an architecture whose filters are not known,
+ * a kernel without seccomp filters, an emulator), one warning per process
+ * says so, and the spawn goes on: SBX_SCOPE_STRICT refuses what a scope
+ * asks for, and no scope asks for these.  A filter the kernel takes here
+ * and refuses in the child still makes a refusal. */
+static void settle_defaults(struct settle *s)
 {
+	int flags = s->scope->flags;
+
 	if (s->seccomp && sbx__seccomp_kernel())
-		s->out->closed |= SBX_CLOSE_TERMINAL;
-	else if (!atomic_exchange(&said_terminal, 1))
+		s->out->closed |= SBX_CLOSE_TERMINAL |
+		                  (flags & SBX_SCOPE_TUNE_PROCESSES ? 0 : SBX_CLOSE_PROCESSES) |
+		                  (flags & SBX_SCOPE_SHARE_KEYRINGS ? 0 : SBX_CLOSE_KEYRINGS);
+	else if (!atomic_exchange(&said_defaults, 1))
 		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, "terminal", NULL,
-		           "not enforced: terminal (a child may push input into its terminal with "
-		           "TIOCSTI: needs seccomp filters, on x86_64 or aarch64); the rest of the "
-		           "scope is");
+		           "not enforced: terminal, processes, keyrings (a child may push input into "
+		           "its terminal with TIOCSTI, change the limits and scheduling of the "
+		           "caller, use its keyrings: needs seccomp filters, on x86_64 or aarch64); "
+		           "the rest of the scope is");
 }
 
 /* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;
@@ -128,7 +135,7 @@ int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 {
 	struct settle s = { .scope = scope, .out = out, .seccomp = sbx__seccomp_supported() };
 
-	settle_terminal(&s);
+	settle_defaults(&s);
 	settle_tcp(&s);
 	settle_io_uring(&s);
 	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix", "needs Landlock ABI 6");

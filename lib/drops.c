@@ -63,10 +63,10 @@ static const struct {
 	                                       "SBX_SCOPE_LISTABLE)", false },
 	[DROP_CHANGED] = { "", " stays unreachable: it changed while the scope was compiled "
 	                       "(renamed, replaced or mounted on), so it is not granted", false },
-	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay (or a filesystem mounted from a "
-	                      "directory) whose layers the mount table names by a relative path or "
-	                      "through a symlink, so that whether it shows a restricted path cannot "
-	                      "be told", false },
+	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay, a filesystem mounted from a "
+	                      "directory or a loop-mounted image, whose layers or image the system "
+	                      "names by a relative path, through a symlink, or as deleted, so that "
+	                      "whether it shows a restricted path cannot be told", false },
 };
 
 /* Keeps full in the ruleset's list of what was dropped: false where there

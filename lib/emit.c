@@ -81,7 +81,7 @@ static bool place_dir(struct compiler *cc, struct visit *v)
  * and the rules above do not give, as far as the places allow. */
 static uint64_t own_rights(struct compiler *cc, const struct visit *v, uint64_t have)
 {
-	uint64_t own = v->n->common & ~have, allowed = own;
+	uint64_t own = v->n->common & ~(v->n->flags & NODE_OWN_RULE ? 0 : have), allowed = own;
 	const struct place *why = NULL;
 
 	if (v->foreign)
@@ -89,7 +89,7 @@ static uint64_t own_rights(struct compiler *cc, const struct visit *v, uint64_t 
 		                           v->rel, own, &why);
 	if (allowed != own && why)
 		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,
-		           "%s shows a part of %s (a second name: a bind mount or an overlay); it is "
+		           "%s shows a part of %s (a second name: a bind mount, an overlay or a filesystem image); it is "
 		           "granted only what that allows", cc->path, why->path);
 	return allowed;
 }
@@ -458,7 +458,7 @@ static void emit_kid(struct compiler *cc, struct visit *v, const struct node *ki
 	struct statx sx;
 	int fd, err;
 
-	if (!((kid->common | kid->want) & ~have) && !kid->nkids)
+	if (!((kid->common | kid->want) & ~have) && !kid->nkids && !(kid->flags & NODE_OWN_RULE))
 		return; /* nothing to add beneath it */
 	if (kid->len > NAME_MAX) {
 		sbx__drop(cc, "", ENAMETOOLONG, DROP_FAILED);

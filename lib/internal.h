@@ -202,6 +202,8 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_FASTOPEN 0x4 /* MSG_FASTOPEN: a connect hidden in a send */
 #define SBX_CLOSE_TCP 0x8      /* every TCP (and MPTCP) socket */
 #define SBX_CLOSE_TERMINAL 0x10 /* ioctl TIOCSTI and TIOCLINUX: input pushed into a terminal */
+#define SBX_CLOSE_PROCESSES 0x20 /* limits, priorities, affinity, scheduling of another process */
+#define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */
@@ -273,6 +275,7 @@ struct sbx_ruleset {
 	struct sbx_dir *dirs;
 	size_t ndirs, dirs_cap;
 	int mounts_fd;     /* the mount table, polled for changes; -1 */
+	bool mounts_kept;  /* registered with fds.c (else the compile's own) */
 	int notify_fd;     /* inotify on the expanded directories (notify.c); -1 */
 	bool notify_failed, notify_void; /* none could be made; it proves nothing now */
 	bool notify_checked; /* known to be ours during this reuse check */

@@ -232,7 +232,7 @@ static void say_clamped(const struct judge *j, const char *name, uint64_t allowe
 
 	snprintf(alias, sizeof(alias), "%s/%s", strcmp(j->dir, "/") ? j->dir : "", name);
 	sbx__event(j->scope, SBX_EVENT_ALIAS, 0, why ? why->path : NULL, alias,
-	           "%s shows a part of %s (a second name: a bind mount or an overlay); %s", alias,
+	           "%s shows a part of %s (a second name: a bind mount, an overlay or a filesystem image); %s", alias,
 	           why ? why->path : "a restricted path",
 	           allowed ? "it is granted only what that allows" : "it is not granted");
 }

@@ -16,11 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -139,7 +141,7 @@ static bool parse_line(char *line, struct mount *mt, char **type, char **source,
 	unescape(point);
 	unescape(*source);
 	*mt = (struct mount){ .id = strtoull(id, NULL, 10), .parent = strtoull(parent, NULL, 10),
-	                      .point = point,
+	                      .point = point, .type = *type,
 	                      .own = { .dev_major = (unsigned)strtoul(dev, NULL, 10),
 	                               .dev_minor = (unsigned)strtoul(strchr(dev, ':') + 1, NULL, 10),
 	                               .rel = root } };
@@ -195,8 +197,63 @@ static int note_lowerdirs(struct mounts *m, size_t *cap, struct mount *mt, char 
 	}
 }
 
+/* A one-line sysfs file into buf, its newline cut; false where it is not. */
+static bool sysfs_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/* The files a block device reads its blocks from: a loop device's image,
+ * which sysfs names, found through a partition (its disk's) and through the
+ * devices a mapping is made of (device mapper's slaves: crypt, LVM), a few
+ * levels deep.  An image's path as sysfs gives it may end in " (deleted)":
+ * then it places nowhere, and the mount's layers are unknown. */
+static int note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned maj,
+                       unsigned min, int depth)
+{
+	char dir[96], path[192], line[PATH_MAX + 16];
+	const char *kept;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", maj, min);
+	snprintf(path, sizeof(path), "%s/%sloop/backing_file", dir,
+	         access(strcat(strcpy(line, dir), "/partition"), F_OK) ? "" : "../");
+	if (sysfs_line(path, line, sizeof(line))) {
+		mt->image = true;
+		if (!(kept = sbx__mounts_keep(m, line, "")))
+			return ENOMEM;
+		return note_layer(m, cap, mt, kept);
+	}
+	snprintf(path, sizeof(path), "%s/slaves", dir);
+	if (depth >= 4 || !(d = opendir(path)))
+		return 0;
+	while (!err && (e = readdir(d))) {
+		unsigned smaj, smin;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%.64s/dev", e->d_name);
+		if (sysfs_line(path, line, sizeof(line)) && sscanf(line, "%u:%u", &smaj, &smin) == 2)
+			err = note_images(m, cap, mt, smaj, smin, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
 /* What a mount shows again beyond its own filesystem: an overlay's layers,
- * or the source directory of a filesystem mounted from a path. */
+ * the source directory of a filesystem mounted from a path, or the image
+ * file behind a loop device. */
 static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const char *type,
                          const char *source, char *super)
 {
@@ -219,6 +276,8 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 		}
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
 		err = note_layer(m, cap, mt, source);
+	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
+		err = note_images(m, cap, mt, major(st.st_rdev), minor(st.st_rdev), 0);
 	}
 	return err;
 }
@@ -317,16 +376,16 @@ const struct mount *sbx__mount_of(const struct mounts *m, const char *path)
 }
 
 /* Whether the path the table names for a layer is that layer's here: an
- * absolute path to a directory, through no symlink (a relative path was
- * relative to the mounter's directory, and a symlink may point elsewhere
- * now than when it was mounted). */
-static bool layer_named(const char *path)
+ * absolute path to a directory (an image: a file), through no symlink (a
+ * relative path was relative to the mounter's directory, and a symlink may
+ * point elsewhere now than when it was mounted). */
+static bool layer_named(const char *path, bool image)
 {
 	char real[PATH_MAX];
 	struct stat st;
 
 	return path[0] == '/' && realpath(path, real) && !strcmp(real, path) &&
-	       stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+	       stat(real, &st) == 0 && (image ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode));
 }
 
 /* Each layer placed in its own filesystem, through the path the table
@@ -343,7 +402,8 @@ static void place_layers(struct mounts *m)
 		mt->layers = mt->nlayers ? m->layer_store + next : NULL;
 		for (unsigned k = 0; k < mt->nlayers; k++) {
 			struct view *v = &m->layer_store[next + k];
-			const struct mount *home = layer_named(v->path) ? sbx__mount_of(m, v->path) : NULL;
+			const struct mount *home = layer_named(v->path, mt->image) ? sbx__mount_of(m, v->path)
+			                                                            : NULL;
 
 			if (!home) {
 				mt->layers_unknown = true;
@@ -359,7 +419,7 @@ static void place_layers(struct mounts *m)
 	}
 }
 
-int sbx__mounts_read(struct mounts *m, int fd, const struct tree *t, const struct rights *r)
+int sbx__mounts_read(struct mounts *m, int fd)
 {
 	int err;
 
@@ -376,8 +436,6 @@ int sbx__mounts_read(struct mounts *m, int fd, const struct tree *t, const struc
 	}
 	if (!err)
 		place_layers(m);
-	if (!err)
-		err = sbx__places_build(m, t, r);
 	return err;
 }
 

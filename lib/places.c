@@ -273,8 +273,9 @@ static bool judged(const struct alias_check *ac, const char *alias, const char *
 
 /* One place shown again by view v, mounted at point. */
 static void warn_one(const struct alias_check *ac, const struct place *p, const struct view *v,
-                     const char *point, bool layer)
+                     const struct mount *mt, bool layer)
 {
+	const char *point = mt->point;
 	char alias[2 * PATH_MAX], real[2 * PATH_MAX];
 	struct stat a, b;
 
@@ -298,7 +299,9 @@ static void warn_one(const struct alias_check *ac, const struct place *p, const 
 		return;
 	sbx__event(ac->scope, SBX_EVENT_ALIAS, 0, real, alias,
 	           "%s is also reachable as %s (%s); the scope does not cover that name", real,
-	           alias, layer ? "an overlay or a filesystem mounted from a directory" : "a bind mount");
+	           alias, !layer       ? "a bind mount"
+	                  : mt->image ? "a filesystem image, loop-mounted"
+	                              : "an overlay or a filesystem mounted from a directory");
 }
 
 /* The restricted places view v (of mount mt) shows: those above its root
@@ -316,7 +319,7 @@ static void warn_view(const struct alias_check *ac, const struct mount *mt, cons
 			for (i = lower_bound(m, v->dev_major, v->dev_minor, v->rel, plen, false);
 			     i < m->nplaces && is_at(&m->places[i], v->dev_major, v->dev_minor, v->rel, plen); i++)
 				if (m->places[i].mode != SBX_MODE_ALLOW && (layer || m->places[i].mount != mt->id))
-					warn_one(ac, &m->places[i], v, mt->point, layer);
+					warn_one(ac, &m->places[i], v, mt, layer);
 		}
 		if (l == 0)
 			break;
@@ -325,7 +328,7 @@ static void warn_view(const struct alias_check *ac, const struct mount *mt, cons
 	     i < m->nplaces && !dev_cmp(m->places[i].dev_major, m->places[i].dev_minor, v->dev_major, v->dev_minor) &&
 	     sbx__path_covers(v->rel, m->places[i].rel); i++)
 		if (m->places[i].mode != SBX_MODE_ALLOW && (layer || m->places[i].mount != mt->id))
-			warn_one(ac, &m->places[i], v, mt->point, layer);
+			warn_one(ac, &m->places[i], v, mt, layer);
 }
 
 /* The mounts whose layers the table names but no path here places (a
@@ -349,9 +352,10 @@ static void warn_unplaced(const struct alias_check *ac)
 	}
 	if (n)
 		sbx__event(ac->scope, SBX_EVENT_ALIAS, 0, NULL, first->point,
-		           "%s%s %s an overlay (or a filesystem mounted from a directory) whose layers "
-		           "the mount table names by a relative path or through a symlink: where one "
-		           "lies in a restricted path, the scope does not cover it there", first->point,
+		           "%s%s %s an overlay, a filesystem mounted from a directory or a loop-mounted "
+		           "image, whose layers or image the system names by a relative path, through "
+		           "a symlink, or as deleted: where one lies in a restricted path, the scope "
+		           "does not cover it there", first->point,
 		           n > 1 ? " and other mounts" : "", n > 1 ? "are each" : "is");
 }
 

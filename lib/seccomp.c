@@ -22,7 +22,18 @@
  *   read: it fails whole (a confined program has no business with the
  *   console's selection, blanking or keyboard modes either).  The command
  *   is compared as the kernel reads it, as 32 bits: set high bits change
- *   nothing.  Every other ioctl passes (modes, window size, job control).
+ *   nothing.  Every other ioctl passes (modes, window size, job control);
+ * - for every scoped spawn unless it keeps them, other processes: their
+ *   resource limits (prlimit(2): RLIMIT_FSIZE 0 or RLIMIT_CPU kills the
+ *   caller, RLIMIT_CORE lets it dump core where a child reads it), their
+ *   priority, CPU affinity, I/O priority and scheduling.  The kernel lets a
+ *   process of the same user do all that, and names them by number only:
+ *   the child's own threads and children are refused with the caller, its
+ *   own process (pid 0) is not.  A process group or a user (setpriority,
+ *   ioprio_set) holds the caller too: refused whole;
+ * - for every scoped spawn unless it keeps them, keyrings: a child holds
+ *   its caller's session keyring by possession, which another user ID
+ *   keeps, and its user's keyring (add_key, request_key, keyctl fail).
  *
  * A filter is built per compile from what the scope asks (and the
  * terminal's rule, which every scope has), as a list of
@@ -66,17 +77,24 @@ struct abi {
 	int socket, sendto, sendmsg, sendmmsg, socketcall; /* -1: none */
 	int sendmsg2, sendmmsg2; /* another number for the same call: x32's own */
 	int ioctl, ioctl2;
+	/* what acts on another process, by its pid (or a group's, a user's) */
+	int prlimit, setpriority, setaffinity, setscheduler, setparam, setattr, ioprio_set;
+	int add_key, request_key, keyctl;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514 },
-	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1 },
+	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514,
+	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250 },
+	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1,
+	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
-	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1 },
-	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1 },
+	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1,
+	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219 },
+	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1,
+	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -200,6 +218,29 @@ static void rule(struct prog *p, const struct abi *a, int nr, const struct test 
 		p->err = E2BIG;
 }
 
+/* Other processes, named by pid: refused but pid 0 (the calling one). */
+static void other_processes(struct prog *p, const struct abi *a)
+{
+	const struct test other = { 0, ~0U, { 0 }, 1, true };
+	const struct test other_who = { 1, ~0U, { 0 }, 1, true };
+	/* setpriority(2): PRIO_PROCESS 0, then PRIO_PGRP and PRIO_USER;
+	 * ioprio_set(2): IOPRIO_WHO_PROCESS 1, then _PGRP and _USER. */
+	const struct test prio_process = { 0, ~0U, { 0 }, 1, false };
+	const struct test prio_groups = { 0, ~0U, { 1, 2 }, 2, false };
+	const struct test io_process = { 0, ~0U, { 1 }, 1, false };
+	const struct test io_groups = { 0, ~0U, { 2, 3 }, 2, false };
+
+	rule(p, a, a->prlimit, &other, 1, EPERM);
+	rule(p, a, a->setaffinity, &other, 1, EPERM);
+	rule(p, a, a->setscheduler, &other, 1, EPERM);
+	rule(p, a, a->setparam, &other, 1, EPERM);
+	rule(p, a, a->setattr, &other, 1, EPERM);
+	rule(p, a, a->setpriority, &prio_groups, 1, EPERM);
+	rule(p, a, a->setpriority, (const struct test[]){ prio_process, other_who }, 2, EPERM);
+	rule(p, a, a->ioprio_set, &io_groups, 1, EPERM);
+	rule(p, a, a->ioprio_set, (const struct test[]){ io_process, other_who }, 2, EPERM);
+}
+
 /* The rules of one ABI, after A was loaded with its masked number. */
 static void rules_for(struct prog *p, const struct abi *a, int closed)
 {
@@ -216,6 +257,13 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	if (closed & SBX_CLOSE_TERMINAL) {
 		rule(p, a, a->ioctl, &injects, 1, EPERM);
 		rule(p, a, a->ioctl2, &injects, 1, EPERM);
+	}
+	if (closed & SBX_CLOSE_PROCESSES)
+		other_processes(p, a);
+	if (closed & SBX_CLOSE_KEYRINGS) {
+		rule(p, a, a->add_key, NULL, 0, EPERM);
+		rule(p, a, a->request_key, NULL, 0, EPERM);
+		rule(p, a, a->keyctl, NULL, 0, EPERM);
 	}
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
@@ -254,20 +302,18 @@ struct sock_fprog *sbx__seccomp_build(int closed)
 	size_t skip_native;
 
 	/* arch: the native ABI, the compat one, or (never met) anything
-	 * else, which is let through */
+	 * else, which is let through.  Past the native rules with a jump of
+	 * its own, whose reach is not a conditional jump's 255. */
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[0].arch, 0, 0));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[0].arch, 1, 0));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	skip_native = p.n - 1;
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, abis[0].mask));
 	rules_for(&p, &abis[0], closed);
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	if (!p.err) {
-		if (p.n - skip_native - 1 > 255)
-			p.err = E2BIG;
-		else
-			p.v[skip_native].jf = (unsigned char)(p.n - skip_native - 1);
-	}
+	if (!p.err)
+		p.v[skip_native].k = (unsigned)(p.n - skip_native - 1);
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[1].arch, 1, 0));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));

@@ -307,10 +307,11 @@ static int leave_out_links(const struct sbx_scope *scope, struct tree *t, bool *
  * a symlink and the denials that would stop every program (each said;
  * under SBX_SCOPE_STRICT the compile fails), with the harmless devices a
  * read-only path would take away, in path order. */
-static int take_rules(const struct sbx_scope *scope, struct tree *t,
-                      const struct sbx_scope_rule ***out, size_t *n)
+static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
+                      size_t nimplicit, struct tree *t, const struct sbx_scope_rule ***out,
+                      size_t *n)
 {
-	size_t room = scope->nrules + sizeof(harmless) / sizeof(harmless[0]) + 1;
+	size_t room = scope->nrules + nimplicit + sizeof(harmless) / sizeof(harmless[0]) + 1;
 	const struct sbx_scope_rule **v = malloc(room * sizeof(*v));
 	bool *left = calloc(scope->nrules + 1, sizeof(*left)), readonly = false;
 	int err = ENOMEM;
@@ -339,6 +340,8 @@ static int take_rules(const struct sbx_scope *scope, struct tree *t,
 			goto fail;
 		}
 	}
+	for (size_t i = 0; i < nimplicit; i++)
+		v[(*n)++] = &implicit[i];
 	for (size_t i = 0; readonly && i < sizeof(harmless) / sizeof(harmless[0]); i++)
 		if (governing_mode(scope, harmless[i].path, left) == SBX_MODE_READONLY)
 			v[(*n)++] = &harmless[i];
@@ -371,7 +374,8 @@ static void settle(struct node *n, uint64_t inherited, const struct rights *r, b
 	}
 }
 
-int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struct tree *t)
+int sbx__tree_build(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
+                    size_t nimplicit, const struct rights *r, struct tree *t)
 {
 	const struct sbx_scope_rule **rules = NULL;
 	struct builder b = { .t = t };
@@ -379,7 +383,7 @@ int sbx__tree_build(const struct sbx_scope *scope, const struct rights *r, struc
 	int err;
 
 	*t = (struct tree){ .root = { .name = "", .mode = -1 } };
-	if ((err = take_rules(scope, t, &rules, &n)))
+	if ((err = take_rules(scope, implicit, nimplicit, t, &rules, &n)))
 		return err;
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_path(&b, rules[i]->path, rules[i]->mode);

@@ -62,6 +62,12 @@ static const char usage_text[] =
 	"  --gid GROUP      and as GROUP (default: USER's own group)\n"
 	"  --drop-caps      drop every capability, for good\n"
 	"\n"
+	"  --share-keyrings   let COMMAND use keyrings (refused by default: it would\n"
+	"                     share the caller's session keyring whatever its user)\n"
+	"  --tune-processes   let COMMAND change other processes' limits, priority,\n"
+	"                     CPU affinity, I/O priority and scheduling by pid (refused\n"
+	"                     by default: the caller's among them; its own by pid 0 work)\n"
+	"\n"
 	"  --listable       directories on the way to a restricted path can be listed\n"
 	"                   (names beneath a denial show, never what they hold)\n"
 	"  --tmpdir DIR     TMPDIR=DIR for COMMAND, and DIR allowed: where a denial\n"
@@ -215,11 +221,16 @@ static void status_terminal(void)
 	bool filters = false;
 #endif
 
-	if (filters)
+	if (filters) {
 		printf("terminal: input pushed into it (TIOCSTI, TIOCLINUX) fails for every command\n");
-	else
-		printf("terminal: a command may push input into it (TIOCSTI): no seccomp filter can be "
-		       "installed here\n");
+		printf("processes: other processes' limits, priority, affinity and scheduling are "
+		       "refused (--tune-processes keeps them)\n");
+		printf("keyrings: refused (--share-keyrings keeps them)\n");
+	} else {
+		printf("terminal, processes, keyrings: a command may push input into its terminal "
+		       "(TIOCSTI), change the caller's limits and scheduling and use its keyrings: no "
+		       "seccomp filter can be installed here\n");
+	}
 }
 
 static int status(int require)
@@ -306,6 +317,8 @@ static const struct {
 	{ "SBX_SCOPE_REQUIRE", "--require" },
 	{ "SBX_SCOPE_LISTABLE", "--listable" },
 	{ "SBX_SCOPE_DROP_CAPS", "--drop-caps" },
+	{ "SBX_SCOPE_SHARE_KEYRINGS", "--share-keyrings" },
+	{ "SBX_SCOPE_TUNE_PROCESSES", "--tune-processes" },
 	{ "sbx_scopeattr_setids(3)", "--uid/--gid" },
 	{ "sbx_scopeattr_setids", "--uid/--gid" },
 	{ "sbx_scopeattr_settmpdir(3)", "--tmpdir DIR" },
@@ -464,6 +477,17 @@ static int set_listable(struct settings *set, const char *name, const char *arg)
 	return add_flags(&set->scope, SBX_SCOPE_LISTABLE);
 }
 
+/* What every command is refused unless asked: kept. */
+static int keep_keyrings(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_SHARE_KEYRINGS);
+}
+
+static int keep_processes(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_TUNE_PROCESSES);
+}
+
 /* A directory for the command's temporary files, where a denial under
  * /tmp would freeze /tmp: re-admitted, and named by TMPDIR. */
 static int set_tmpdir(struct settings *set, const char *name, const char *arg)
@@ -504,6 +528,8 @@ static const struct option_spec {
 	{ "gid", true, set_gid },
 	{ "drop-caps", false, drop_caps },
 	{ "listable", false, set_listable },
+	{ "share-keyrings", false, keep_keyrings },
+	{ "tune-processes", false, keep_processes },
 	{ "tmpdir", true, set_tmpdir },
 };
 

@@ -102,6 +102,13 @@ typedef struct sbx_scopeattr {
 /* Expanded directories (the ancestors of a restricted path) stay listable:
  * the names beneath a denial become visible, never their contents. */
 #define SBX_SCOPE_LISTABLE 0x200
+/* What every scoped child is refused unless the scope keeps it (seccomp):
+ * keyrings, which a child shares with its caller whatever its user ID ... */
+#define SBX_SCOPE_SHARE_KEYRINGS 0x400
+/* ... and the limits, priorities, CPU affinity, I/O priority and scheduling
+ * of any process but the caller's own by pid 0 (the kernel names threads,
+ * children and the caller alike by number: all are refused). */
+#define SBX_SCOPE_TUNE_PROCESSES 0x800
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
