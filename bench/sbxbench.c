@@ -70,6 +70,10 @@ int main(int argc, char **argv)
 	make_fixture();
 	scope_make(&home_fresh, deny_home, 4, false);
 	scope_make(&home_once, deny_home, 4, true);
+	scope_make(&home_kept, deny_home, 4, false);
+	if (sbx_scopeattr_setflags(&home_kept, SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES) ||
+	    sbx_scopeattr_compile(&home_kept))
+		die("the scope that keeps keyrings and processes");
 	scope_make(&wide_fresh, deny_wide, 1, false);
 	scope_make(&wide_once, deny_wide, 1, true);
 	setup_spawn_rows();

@@ -35,7 +35,7 @@ int spawn_sbx(const struct variant *v, pid_t *pid);
 /* The rules a spawn of /bin/true with scope s applies (dies if it fails). */
 long spawn_rules(const sbx_scopeattr_t *s);
 
-extern sbx_scopeattr_t home_fresh, home_once, wide_fresh, wide_once;
+extern sbx_scopeattr_t home_fresh, home_once, home_kept, wide_fresh, wide_once;
 
 enum {
 	V_POSIX,
@@ -46,6 +46,7 @@ enum {
 	V_HOME_ONCE,
 	V_HOME_FLOOR,
 	V_HOME_FLOOR_DUTIES,
+	V_HOME_KEPT,
 	V_WIDE_NEW,
 	V_WIDE_FRESH,
 	V_WIDE_ONCE,

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -22,6 +24,7 @@
 #include "tests/common.h"
 
 #define FSOP HELPER_DIR "/fsop"
+#define NUDGE HELPER_DIR "/nudge"
 
 static void quiet(const sbx_event_t *event, void *arg)
 {
@@ -130,6 +133,175 @@ out:
 }
 END_TEST
 
+/* The verdict of one act of the nudge helper under scope, its output in
+ * *said (malloc'd). */
+static const char *nudge(const sbx_scopeattr_t *s, const char *act, const char *arg, char **said)
+{
+	char *argv[] = { NUDGE, (char *)act, (char *)arg, NULL }, *nl;
+
+	run_scoped(s, argv, said);
+	ck_assert_ptr_nonnull(*said);
+	while ((nl = strrchr(*said, '\n')) && !nl[1])
+		*nl = '\0';
+	return (nl = strrchr(*said, '\n')) ? nl + 1 : *said;
+}
+
+#define MQ_READS(scope, act, arg)                                                          \
+	do {                                                                               \
+		char *said_;                                                               \
+		ck_assert_str_eq(nudge(scope, act, arg, &said_), "ok");                    \
+		ck_assert_msg(strstr(said_, "message: the-secret"), "%s %s: %s", act, arg, said_); \
+		free(said_);                                                               \
+	} while (0)
+#define MQ_REFUSED(scope, act, arg)                                                      \
+	do {                                                                             \
+		char *said_;                                                             \
+		ck_assert_str_eq(nudge(scope, act, arg, &said_), "EACCES");              \
+		ck_assert_msg(!strstr(said_, "the-secret"), "%s %s: %s", act, arg, said_); \
+		free(said_);                                                             \
+	} while (0)
+
+/* An mqueue filesystem mounted where a scope would grant it: in a directory
+ * the compile lists (beside a denial), or inside a directory granted whole.
+ * Its queues reached by path, or by mq_open(3) through the kernel's own
+ * mount, which a grant of the same root opens: both closed (kernelfs.c),
+ * unless the scope names the mount point. */
+static void mqueue_at(const char *point, const char *deny, const char *name)
+{
+	char path[4300];
+	sbx_scopeattr_t s;
+
+	ck_assert_int_eq(mount("mqueue", point, "mqueue", 0, NULL), 0);
+	snprintf(path, sizeof(path), "%s%s", point, name);
+	/* The control: each road works without a scope. */
+	MQ_READS(NULL, "mq-path", path);
+	MQ_READS(NULL, "mq-open", name);
+	scope_for(&s, deny, false);
+	MQ_REFUSED(&s, "mq-path", path);
+	MQ_REFUSED(&s, "mq-open", name);
+	/* Named, it is the scope's own: a re-admitted mount grants its
+	 * queues, by path and by name (the same root). */
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, point), 0);
+	MQ_READS(&s, "mq-open", name);
+	MQ_READS(&s, "mq-path", path);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(umount2(point, MNT_DETACH), 0);
+}
+
+START_TEST(test_mqueue_mounts)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
+	char beside[4200], inside[4200], name[64];
+	struct tree t;
+	mqd_t q;
+
+	REQUIRE_LANDLOCK();
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	/* Queues of this test's own: an IPC namespace of its own. */
+	if (unshare(CLONE_NEWIPC)) {
+		fprintf(stderr, "SKIP %s: unshare(CLONE_NEWIPC): %s\n", __func__, strerror(errno));
+		return;
+	}
+	tree_make(&t);
+	snprintf(beside, sizeof(beside), "%s/mq", t.projects);
+	snprintf(inside, sizeof(inside), "%s/mq", t.mine);
+	ck_assert_int_eq(mkdir(beside, 0755), 0);
+	ck_assert_int_eq(mkdir(inside, 0755), 0);
+	if (mount("mqueue", beside, "mqueue", 0, NULL)) {
+		fprintf(stderr, "SKIP %s: mounting an mqueue filesystem: %s\n", __func__,
+		        strerror(errno));
+		tree_free(&t);
+		return;
+	}
+	ck_assert_int_eq(umount2(beside, MNT_DETACH), 0);
+	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
+	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+	ck_assert_int_ne(q, (mqd_t)-1);
+	ck_assert_int_eq(mq_send(q, "the-secret", 10, 0), 0);
+	mqueue_at(beside, t.other, name);
+	mqueue_at(inside, t.other, name);
+	mq_close(q);
+	mq_unlink(name);
+	tree_free(&t);
+}
+END_TEST
+
+/* The second names the compile said: what (path) is also reachable where
+ * (path2), and whether one said the pair looked for. */
+struct alias_seen {
+	int count;
+	const char *want_path, *want_path2;
+	bool wanted;
+};
+
+static void on_alias(const sbx_event_t *ev, void *arg)
+{
+	struct alias_seen *a = arg;
+
+	if (ev->kind != SBX_EVENT_ALIAS)
+		return;
+	a->count++;
+	a->wanted |= ev->path && ev->path2 && !strcmp(ev->path, a->want_path) &&
+	             !strcmp(ev->path2, a->want_path2);
+}
+
+/* A filesystem image beneath a denial, loop-mounted elsewhere: a second
+ * name of what the denial holds.  The mount table names /dev/loopN; sysfs
+ * names the image behind it.  In a directory the compile lists, the mount
+ * is not granted; beneath a granted one, an event names the image and
+ * where it is mounted, as for a bind mount. */
+START_TEST(test_loop_image_second_name)
+{
+	char src[4200], image[4200], beside[4200], inside[4200], cmd[16384];
+	struct alias_seen seen = { 0 };
+	struct tree t;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: a loop device needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	snprintf(src, sizeof(src), "%s/image-content", t.top);
+	snprintf(image, sizeof(image), "%s/image.ext4", t.other);
+	snprintf(beside, sizeof(beside), "%s/img", t.projects);
+	snprintf(inside, sizeof(inside), "%s/img", t.mine);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	write_file(join(src, "key"), "the-secret\n", 0644);
+	ck_assert_int_eq(mkdir(beside, 0755), 0);
+	ck_assert_int_eq(mkdir(inside, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s' 4M >/dev/null 2>&1 && mount -o loop '%s' '%s' && "
+	         "mount --bind '%s' '%s'", src, image, image, beside, beside, inside);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "SKIP %s: cannot make and loop-mount an ext4 image (e2fsprogs, loop "
+		        "devices)\n", __func__);
+		goto out;
+	}
+	/* The control: the image's key, read through either mount. */
+	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
+	assert_reads(fsop(NULL, "read", join(inside, "key")), "the-secret");
+	/* The compile says where the image shows beneath mine, granted whole,
+	 * as it says a bind mount's: the one name it does not cover. */
+	seen.want_path = image;
+	seen.want_path2 = inside;
+	scope_for(&s, t.other, false);
+	sbx_scopeattr_setlogger(&s, on_alias, &seen);
+	assert_refused(fsop(&s, "read", join(beside, "key")));
+	ck_assert_msg(seen.wanted, "%d second names said, none %s as %s", seen.count, image, inside);
+	assert_reads(fsop(&s, "read", join(inside, "key")), "the-secret");
+	sbx_scopeattr_destroy(&s);
+out:
+	umount2(inside, MNT_DETACH);
+	umount2(beside, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
 /* What the set-user-ID copy printed when run by uid 65534 without the
  * library: it takes uid 0 back (the test can fail). */
 static char *regain_unconfined(const char *prog, const char *file)
@@ -221,6 +393,8 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_setuid_program_gains_nothing);
 	tcase_add_test(tc, test_limit_sysv_ipc);
 	tcase_add_test(tc, test_posix_mqueue_closed);
+	tcase_add_test(tc, test_mqueue_mounts);
+	tcase_add_test(tc, test_loop_image_second_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,6 +65,9 @@ static uint32_t run(const struct sock_fprog *prog, const struct seccomp_data *d)
 		case BPF_JMP | BPF_JEQ | BPF_K:
 			pc += a == f->k ? f->jt : f->jf;
 			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
 		case BPF_RET | BPF_K:
 			return f->k;
 		default:
@@ -271,6 +274,103 @@ START_TEST(test_terminal_read)
 }
 END_TEST
 
+/* Numbers of what acts on another process, and of the keyrings, native
+ * and compat: prlimit64, setpriority, sched_setaffinity,
+ * sched_setscheduler, sched_setparam, sched_setattr, ioprio_set; add_key,
+ * request_key, keyctl. */
+#if defined(__x86_64__)
+static const int process_nrs[2][7] = { { 302, 141, 203, 144, 142, 314, 251 },
+	                               { 340, 97, 241, 156, 154, 351, 289 } };
+static const int keyring_nrs[2][3] = { { 248, 249, 250 }, { 286, 287, 288 } };
+#elif defined(__aarch64__)
+static const int process_nrs[2][7] = { { 261, 140, 122, 119, 118, 274, 30 },
+	                               { 369, 97, 241, 156, 154, 380, 314 } };
+static const int keyring_nrs[2][3] = { { 217, 218, 219 }, { 309, 310, 311 } };
+#endif
+
+/* Other processes, unless the scope tunes them: every call that names one
+ * by pid fails but for pid 0, the caller's own; a process group or a user
+ * fails whole (setpriority: PRIO_PGRP 1, PRIO_USER 2; ioprio_set:
+ * IOPRIO_WHO_PGRP 2, _USER 3); only the low 32 bits name a pid. */
+START_TEST(test_processes_read)
+{
+#ifdef ARCH_NATIVE
+	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_PROCESSES);
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+
+	ck_assert_ptr_nonnull(prog);
+	for (int i = 0; i < 2; i++) {
+		const int *nr = process_nrs[i];
+		uint32_t arch = arches[i];
+
+		/* prlimit64 and the four sched_set* calls: pid in argument 0. */
+		for (int k = 0; k < 6; k++) {
+			if (k == 1)
+				continue;
+			ck_assert_uint_eq(verdict_args(prog, arch, nr[k], 0, 7, 0, 0), SECCOMP_RET_ALLOW);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr[k], 1, 7, 0, 0), DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr[k], 4242, 0, 0, 0), DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr[k], 0xffffffffULL, 0, 0, 0), DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arch, nr[k], 1ULL << 32, 0, 0, 0),
+			                  SECCOMP_RET_ALLOW);
+		}
+		/* setpriority(which, who, prio) */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[1], 0, 0, 5, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[1], 0, 4242, 5, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[1], 1, 0, 5, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[1], 2, 0, 5, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[1], 2, 1000, 5, 0), DENIED);
+		/* ioprio_set(which, who, ioprio) */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 1, 0, 3 << 13, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 1, 4242, 3 << 13, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 2, 0, 3 << 13, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 3, 0, 3 << 13, 0), DENIED);
+		/* The keyrings stay, where only processes are closed. */
+		ck_assert_uint_eq(verdict(prog, arch, keyring_nrs[i][2]), SECCOMP_RET_ALLOW);
+	}
+#if defined(__x86_64__)
+	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, 302 | 0x40000000, 4242, 0, 0, 0), DENIED);
+#endif
+	sbx__seccomp_free(prog);
+#else
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
+
+/* Keyrings, unless the scope shares them: every call, whole. */
+START_TEST(test_keyrings_read)
+{
+#ifdef ARCH_NATIVE
+	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_KEYRINGS);
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+
+	ck_assert_ptr_nonnull(prog);
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < 3; k++) {
+			ck_assert_uint_eq(verdict_args(prog, arches[i], keyring_nrs[i][k], 0, 0, 0, 0),
+			                  DENIED);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], keyring_nrs[i][k] + 3, 0, 0, 0, 0),
+			                  SECCOMP_RET_ALLOW);
+		}
+		ck_assert_uint_eq(verdict_args(prog, arches[i], process_nrs[i][0], 4242, 0, 0, 0),
+		                  SECCOMP_RET_ALLOW);
+	}
+	sbx__seccomp_free(prog);
+	/* Everything at once still fits one program. */
+	prog = sbx__seccomp_build(SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS |
+	                          SBX_CLOSE_IO_URING | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN |
+	                          SBX_CLOSE_TCP);
+	ck_assert_ptr_nonnull(prog);
+	ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, keyring_nrs[1][2], 0, 0, 0, 0), DENIED);
+	ck_assert_uint_eq(verdict(prog, ARCH_COMPAT, 20), SECCOMP_RET_ALLOW);
+	sbx__seccomp_free(prog);
+#else
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
+
 START_TEST(test_arch_check_read)
 {
 #ifdef ARCH_NATIVE
@@ -398,6 +498,11 @@ int main(void)
 	tc = tcase_create("terminal");
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_terminal_read);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("defaults");
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, test_processes_read);
+	tcase_add_test(tc, test_keyrings_read);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);

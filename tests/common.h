@@ -34,6 +34,7 @@ Suite *suite_errors(void);
 Suite *suite_escape(void);
 Suite *suite_usability(void);
 Suite *suite_clients(void);
+Suite *suite_processes(void);
 Suite *suite_portable(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);

@@ -113,6 +113,7 @@ int main(void)
 	srunner_add_suite(sr, suite_escape());
 	srunner_add_suite(sr, suite_usability());
 	srunner_add_suite(sr, suite_clients());
+	srunner_add_suite(sr, suite_processes());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* What a child can do to the process that started it and to what that
+ * process holds, beyond paths: one act a run, named by the first argument,
+ * its verdict on the last line ("ok", or the errno's name).  The tests run
+ * each act unconfined first, where it must work (the control), then
+ * confined; the caller checks its own state after each.
+ *
+ *   prlimit WHO RESOURCE SOFT   set the soft limit of WHO ("parent" or "self")
+ *   nice WHICH WHO DELTA        setpriority: WHICH process, group or user
+ *   affinity WHO                sched_setaffinity: the first CPU it may use
+ *   batch WHO                   sched_setscheduler: SCHED_BATCH
+ *   attr WHO                    sched_setattr: SCHED_BATCH
+ *   idle-io WHO                 ioprio_set: the idle class
+ *   key-read ID / key-update ID TEXT     keyctl on a key the caller made
+ *   write-proc FILE TEXT        write /proc/PARENT/FILE
+ *   read-proc FILE              read /proc/PARENT/FILE, printed
+ *   winsize                     TIOCSWINSZ on descriptor 0
+ *   mq-path PATH / mq-open NAME a message queue by path, or by mq_open(3):
+ *                               receive one message, print it, send it back
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "compat/compat.h"
+
+#define KEYCTL_UPDATE 2
+#define KEYCTL_READ 11
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_IDLE 3
+
+static int verdict(long r)
+{
+	const char *n = strerrorname_np(errno);
+
+	if (r < 0)
+		printf("%s\n", n ? n : "E?");
+	else
+		printf("ok\n");
+	return r < 0;
+}
+
+static pid_t who(const char *w)
+{
+	return !strcmp(w, "parent") ? getppid() : 0;
+}
+
+static int resource(const char *name)
+{
+	return !strcmp(name, "fsize") ? RLIMIT_FSIZE : !strcmp(name, "core") ? RLIMIT_CORE
+	                                                                      : RLIMIT_NOFILE;
+}
+
+static int set_limit(char **a)
+{
+	struct rlimit old, rl;
+	pid_t p = who(a[0]);
+
+	if (prlimit(p, resource(a[1]), NULL, &old) < 0)
+		return verdict(-1);
+	rl = (struct rlimit){ strtoull(a[2], NULL, 10), old.rlim_max };
+	return verdict(prlimit(p, resource(a[1]), &rl, NULL));
+}
+
+static int renice(char **a)
+{
+	int which = !strcmp(a[0], "group") ? PRIO_PGRP : !strcmp(a[0], "user") ? PRIO_USER
+	                                                                       : PRIO_PROCESS;
+	id_t id = which == PRIO_PROCESS ? (id_t)who(a[1]) : 0;
+	int now;
+
+	errno = 0;
+	now = getpriority(which, id);
+	if (now == -1 && errno)
+		return verdict(-1);
+	return verdict(setpriority(which, id, now + atoi(a[2])));
+}
+
+static int pin(char **a)
+{
+	cpu_set_t set, one;
+
+	if (sched_getaffinity(who(a[0]), sizeof(set), &set) < 0)
+		return verdict(-1);
+	CPU_ZERO(&one);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set)) {
+			CPU_SET(cpu, &one);
+			break;
+		}
+	return verdict(sched_setaffinity(who(a[0]), sizeof(one), &one));
+}
+
+static int batch(char **a)
+{
+	struct sched_param sp = { 0 };
+
+	return verdict(sched_setscheduler(who(a[0]), SCHED_BATCH, &sp));
+}
+
+/* struct sched_attr as the kernel reads it (its first version, 48 bytes). */
+struct attr {
+	unsigned size, policy;
+	unsigned long long flags;
+	int nice;
+	unsigned priority;
+	unsigned long long runtime, deadline, period;
+};
+
+static int set_attr(char **a)
+{
+	struct attr at = { .size = sizeof(at), .policy = SCHED_BATCH };
+
+	return verdict(syscall(SYS_sched_setattr, who(a[0]), &at, 0));
+}
+
+static int idle_io(char **a)
+{
+	return verdict(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, who(a[0]),
+	                       IOPRIO_CLASS_IDLE << 13));
+}
+
+static int key_read(char **a)
+{
+	char buf[256] = "";
+	long n = syscall(SYS_keyctl, KEYCTL_READ, atol(a[0]), buf, sizeof(buf) - 1, 0);
+
+	if (n >= 0)
+		printf("key: %.*s\n", (int)n, buf);
+	return verdict(n);
+}
+
+static int key_update(char **a)
+{
+	return verdict(syscall(SYS_keyctl, KEYCTL_UPDATE, atol(a[0]), a[1], strlen(a[1]), 0));
+}
+
+static int write_proc(char **a)
+{
+	char path[64];
+	int fd;
+	long r;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)getppid(), a[0]);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return verdict(-1);
+	r = write(fd, a[1], strlen(a[1]));
+	close(fd);
+	return verdict(r);
+}
+
+static int read_proc(char **a)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)getppid(), a[0]);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return verdict(-1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')
+			buf[i] = ' ';
+	if (n > 0)
+		printf("read: %.*s\n", (int)n, buf);
+	return verdict(n);
+}
+
+static int winsize(char **a)
+{
+	struct winsize ws;
+
+	(void)a;
+	if (ioctl(0, TIOCGWINSZ, &ws) < 0)
+		return verdict(-1);
+	ws.ws_col++;
+	return verdict(ioctl(0, TIOCSWINSZ, &ws));
+}
+
+/* One message received, printed and sent back, from queue q. */
+static int queue(mqd_t q)
+{
+	char msg[8192];
+	ssize_t n;
+
+	if (q == (mqd_t)-1)
+		return verdict(-1);
+	n = mq_receive(q, msg, sizeof(msg), NULL);
+	if (n >= 0) {
+		printf("message: %.*s\n", (int)n, msg);
+		n = mq_send(q, msg, (size_t)n, 0);
+	}
+	return verdict(n);
+}
+
+static int mq_path(char **a)
+{
+	/* A queue's file, opened as a file, is the queue's descriptor. */
+	return queue((mqd_t)open(a[0], O_RDWR | O_NONBLOCK | O_CLOEXEC));
+}
+
+static int mq_name(char **a)
+{
+	return queue(mq_open(a[0], O_RDWR | O_NONBLOCK));
+}
+
+static const struct {
+	const char *name;
+	int nargs;
+	int (*act)(char **);
+} acts[] = {
+	{ "prlimit", 3, set_limit },   { "nice", 3, renice },         { "affinity", 1, pin },
+	{ "batch", 1, batch },         { "attr", 1, set_attr },       { "idle-io", 1, idle_io },
+	{ "key-read", 1, key_read },   { "key-update", 2, key_update },
+	{ "write-proc", 2, write_proc }, { "read-proc", 1, read_proc }, { "winsize", 0, winsize },
+	{ "mq-path", 1, mq_path },     { "mq-open", 1, mq_name },
+};
+
+int main(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(argv[1], acts[i].name) && argc - 2 == acts[i].nargs) {
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			return acts[i].act(argv + 2);
+		}
+	fprintf(stderr, "nudge: unknown act or wrong arguments\n");
+	return 2;
+}
