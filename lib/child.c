@@ -51,7 +51,7 @@ CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, i
 /* Whether the C library's posix_spawn leaves its own signal sig (one that
  * sigaction(3) cannot read) ignored: glibc's always; musl's, where the
  * C library caught it, as the kernel tells. */
-static bool libc_signal_ignored(int sig)
+CHILD static bool libc_signal_ignored(int sig)
 {
 #ifdef __GLIBC__
 	(void)sig;
@@ -66,7 +66,7 @@ static bool libc_signal_ignored(int sig)
 
 /* No handler of the parent may run in the child: it would run on the
  * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
-static void reset_signals(const struct child *c)
+CHILD static void reset_signals(const struct child *c)
 {
 	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
 	 * the layout of every architecture but mips, and the rest is zero. */
@@ -97,7 +97,7 @@ static void reset_signals(const struct child *c)
 }
 
 /* The attribute steps, in glibc's order.  0 or -errno. */
-static long apply_attributes(const struct child *c)
+CHILD static long apply_attributes(const struct child *c)
 {
 	long r = 0;
 	int sched = c->flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER);
@@ -124,12 +124,12 @@ static long apply_attributes(const struct child *c)
  * onto it: one of ours must leave that number first.  (An action that
  * otherwise names ours finds nothing there, as it would with posix_spawn:
  * file_action.) */
-static bool makes(const struct sbx_file_action *a, int fd)
+CHILD static bool makes(const struct sbx_file_action *a, int fd)
 {
 	return fd >= 0 && (a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) && a->fd == fd;
 }
 
-static bool made_from(const struct child *c, int i, int fd)
+CHILD static bool made_from(const struct child *c, int i, int fd)
 {
 	for (; i < c->fa->__used; i++)
 		if (makes(&c->fa->__actions[i], fd))
@@ -143,7 +143,7 @@ static bool made_from(const struct child *c, int i, int fd)
  * to the lowest free one (to move again when its turn comes).  So a
  * confined child needs one descriptor more than posix_spawn's only where
  * the actions fill every number.  Close-on-exec; 0 or -errno. */
-static long move_away(const struct child *c, int i, int *fd)
+CHILD static long move_away(const struct child *c, int i, int *fd)
 {
 	long moved = sys(SYS_fcntl, *fd, F_DUPFD_CLOEXEC, c->fd_floor, 0), spare = -1, next;
 
@@ -167,14 +167,14 @@ static long move_away(const struct child *c, int i, int *fd)
 	return 0;
 }
 
-static bool ours(const struct child *c, int fd)
+CHILD static bool ours(const struct child *c, int fd)
 {
 	return fd >= 0 && (fd == c->cf.ruleset_fd || fd == c->report_fd);
 }
 
 /* close_range(2), or on a kernel before 5.9 the descriptors that
  * /proc/self/fd lists. */
-static long close_range_compat(unsigned low, unsigned high)
+CHILD static long close_range_compat(unsigned low, unsigned high)
 {
 	char buf[1024];
 	long r = sys(SYS_close_range, low, high, 0, 0), n;
@@ -206,7 +206,7 @@ static long close_range_compat(unsigned low, unsigned high)
 }
 
 /* closefrom(low) that spares our descriptors. */
-static long close_from(const struct child *c, int low)
+CHILD static long close_from(const struct child *c, int low)
 {
 	int keep[2] = { c->cf.ruleset_fd, c->report_fd };
 	long r;
@@ -226,7 +226,7 @@ static long close_from(const struct child *c, int low)
 	return close_range_compat(low, ~0U);
 }
 
-static bool fd_in_range(int fd)
+CHILD static bool fd_in_range(int fd)
 {
 	struct rlimit rl;
 
@@ -234,7 +234,7 @@ static bool fd_in_range(int fd)
 }
 
 /* One file action, with glibc's semantics.  0 or -errno. */
-static long file_action(const struct child *c, const struct sbx_file_action *a)
+CHILD static long file_action(const struct child *c, const struct sbx_file_action *a)
 {
 	long r, fd;
 	pid_t pgid;
@@ -287,13 +287,13 @@ struct line {
 	size_t len;
 };
 
-static void put(struct line *l, const char *s)
+CHILD static void put(struct line *l, const char *s)
 {
 	while (*s && l->len < sizeof(l->buf) - 1)
 		l->buf[l->len++] = *s++;
 }
 
-static void put_num(struct line *l, long n)
+CHILD static void put_num(struct line *l, long n)
 {
 	char digits[24];
 	int i = (int)sizeof(digits);
@@ -325,7 +325,7 @@ static const struct {
 	{ EACCES, NULL, "permission denied" },
 };
 
-static void put_error(struct line *l, int err, const char *call, bool landlock)
+CHILD static void put_error(struct line *l, int err, const char *call, bool landlock)
 {
 	if (err == EPERM && !landlock) {
 		put(l, "not permitted");

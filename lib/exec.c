@@ -30,7 +30,7 @@ const char *sbx__search_path(char *buf, size_t size)
  * EACCES is remembered and the search goes on, ENOENT, ENOTDIR and their
  * kin go on, anything else ends it.  Async-signal-safe: it runs in the
  * spawn engine's child.  Returns the errno. */
-int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
+CHILD int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
                      char *const envp[])
 {
 	char buf[PATH_MAX + NAME_MAX + 3];

@@ -32,6 +32,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
+#include "lib/child.h"
 
 struct kept {
 	int fd;
@@ -215,7 +216,7 @@ void sbx__fds_atfork(enum sbx_fork_phase phase)
 		pthread_mutex_unlock(&lock);
 }
 
-bool sbx__fds_changed(unsigned gen)
+CHILD bool sbx__fds_changed(unsigned gen)
 {
 	return atomic_load(&generation) != gen;
 }
