@@ -79,22 +79,36 @@ struct result {
 	int status, err;
 };
 
+/* The way the others are held to: glibc's system(3), the reference.
+ * Another C library's differs where glibc chose (musl: -1 for a shell not
+ * run, no cleanup of a cancelled call), and is left out there, said. */
+static int ref;
+
+#ifdef __GLIBC__
+#define REFERENCE() (ref = LIBC)
+#else
+#define REFERENCE()                                                                      \
+	(ref = SBX_NULL,                                                                 \
+	 fprintf(stderr, "SKIP %s (system(3)): this C library's system(3) is not the "     \
+	         "reference, glibc's: the sbx_system ways are held to each other\n", __func__))
+#endif
+
 /* Runs command every way and asserts they agree; the C library's result. */
 static struct result agree(const char *command)
 {
 	struct result r[WAYS];
 
-	for (int w = 0; w < WAYS; w++) {
+	for (int w = ref; w < WAYS; w++) {
 		errno = 0;
 		r[w].status = way(w, command);
 		r[w].err = errno;
 	}
-	for (int w = 1; w < WAYS; w++)
-		ck_assert_msg(r[w].status == r[LIBC].status && r[w].err == r[LIBC].err,
-		              "%s: %s gave status %#x, errno %d; system(3) %#x, errno %d",
+	for (int w = ref + 1; w < WAYS; w++)
+		ck_assert_msg(r[w].status == r[ref].status && r[w].err == r[ref].err,
+		              "%s: %s gave status %#x, errno %d; %s %#x, errno %d",
 		              command ? command : "NULL", way_name[w], (unsigned)r[w].status,
-		              r[w].err, (unsigned)r[LIBC].status, r[LIBC].err);
-	return r[LIBC];
+		              r[w].err, way_name[ref], (unsigned)r[ref].status, r[ref].err);
+	return r[ref];
 }
 
 START_TEST(test_exit_codes)
@@ -102,6 +116,7 @@ START_TEST(test_exit_codes)
 	static const int codes[] = { 0, 1, 2, 3, 42, 125, 126, 127, 128, 255 };
 	char command[64];
 
+	REFERENCE();
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		struct result r;
 
@@ -121,6 +136,7 @@ START_TEST(test_death_by_signal)
 	static const int sigs[] = { SIGTERM, SIGKILL, SIGHUP, SIGUSR1, SIGPIPE, SIGALRM };
 	char command[64];
 
+	REFERENCE();
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct result r;
 
@@ -133,7 +149,10 @@ END_TEST
 
 START_TEST(test_null_command)
 {
-	struct result r = agree(NULL);
+	struct result r;
+
+	REFERENCE();
+	r = agree(NULL);
 
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_int_eq(r.err, 0);
@@ -148,6 +167,13 @@ START_TEST(test_missing_shell)
 	char sh[PATH_MAX], dir[PATH_MAX];
 	struct result r;
 
+	REFERENCE();
+	if (emulated() && ref == LIBC) {
+		ref = SBX_NULL;
+		fprintf(stderr, "SKIP %s (system(3)): under an emulator the C library's posix_spawn "
+		        "cannot tell a failed exec (0, and a child that exits 127): the sbx_system "
+		        "ways are held to each other\n", __func__);
+	}
 	if (private_mounts(__func__) == MOUNT_NS_NONE)
 		return;
 	ck_assert_ptr_nonnull(realpath("/bin/sh", sh));
@@ -236,6 +262,7 @@ START_TEST(test_caller_signals)
 	const char *caller_file = join(top, "caller"), *shell_file = join(top, "shell");
 	sigset_t usr1, now;
 
+	REFERENCE();
 	handle(SIGINT, on_int);
 	handle(SIGCHLD, on_chld);
 	ck_assert_int_eq(sigaction(SIGQUIT, &(struct sigaction){ .sa_handler = SIG_IGN }, NULL), 0);
@@ -249,7 +276,7 @@ START_TEST(test_caller_signals)
 	         "grep -E '^Sig(Blk|Ign|Cgt)' /proc/$PPID/status > %s; "
 	         "grep -E '^Sig(Blk|Ign|Cgt)' /proc/$$/status > %s; kill -INT $PPID; exit 7",
 	         caller_file, shell_file);
-	for (int w = 0; w < WAYS; w++) {
+	for (int w = ref; w < WAYS; w++) {
 		char *text;
 
 		interrupts = children = 0;
@@ -270,17 +297,17 @@ START_TEST(test_caller_signals)
 		text = slurp(shell_file);
 		snprintf(shell[w], sizeof(shell[w]), "%s", strstr(text, "SigIgn"));
 		free(text);
-		ck_assert_msg(!strcmp(caller[w], caller[LIBC]), "the caller, %s:\n%s\nsystem(3):\n%s",
-		              way_name[w], caller[w], caller[LIBC]);
-		ck_assert_msg(!strcmp(shell[w], shell[LIBC]), "the shell, %s:\n%s\nsystem(3):\n%s",
-		              way_name[w], shell[w], shell[LIBC]);
+		ck_assert_msg(!strcmp(caller[w], caller[ref]), "the caller, %s:\n%s\n%s:\n%s",
+		              way_name[w], caller[w], way_name[ref], caller[ref]);
+		ck_assert_msg(!strcmp(shell[w], shell[ref]), "the shell, %s:\n%s\n%s:\n%s",
+		              way_name[w], shell[w], way_name[ref], shell[ref]);
 	}
 	/* What was read, as the kernel says it: SIGINT and SIGQUIT ignored,
 	 * SIGCHLD and SIGUSR1 blocked in the caller; the shell has its SIGINT
 	 * back, and SIGQUIT ignored as the caller had it.  (The shell's mask
 	 * is its own by then: it sets one as it starts.) */
-	ck_assert(has(caller[LIBC], "SigIgn", SIGINT) && has(caller[LIBC], "SigIgn", SIGQUIT));
-	ck_assert(!has(shell[LIBC], "SigIgn", SIGINT) && has(shell[LIBC], "SigIgn", SIGQUIT));
+	ck_assert(has(caller[ref], "SigIgn", SIGINT) && has(caller[ref], "SigIgn", SIGQUIT));
+	ck_assert(!has(shell[ref], "SigIgn", SIGINT) && has(shell[ref], "SigIgn", SIGQUIT));
 }
 END_TEST
 
@@ -330,11 +357,13 @@ START_TEST(test_concurrent_calls)
 	const char *ready = join(top, "ready"), *go = join(top, "go");
 	char command[8192], buf[64];
 
+	SKIP_IF_EMULATED_THREADS();
+	REFERENCE();
 	ck_assert_int_eq(mkfifo(ready, 0600), 0);
 	ck_assert_int_eq(mkfifo(go, 0600), 0);
 	snprintf(command, sizeof(command), "echo > %s; read x < %s; exit 5", ready, go);
 	handle(SIGINT, on_int);
-	for (int w = 0; w < WAYS; w++) {
+	for (int w = ref; w < WAYS; w++) {
 		struct call first = { .way = w, .command = command };
 		pthread_t thread;
 
@@ -359,11 +388,13 @@ START_TEST(test_cancelled)
 	const char *ready = join(top, "ready"), *go = join(top, "go");
 	char command[8192], buf[64];
 
+	SKIP_IF_EMULATED_THREADS();
+	REFERENCE();
 	ck_assert_int_eq(mkfifo(ready, 0600), 0);
 	ck_assert_int_eq(mkfifo(go, 0600), 0);
 	snprintf(command, sizeof(command), "echo $$ > %s; read x < %s", ready, go);
 	handle(SIGINT, on_int);
-	for (int w = 0; w < WAYS; w++) {
+	for (int w = ref; w < WAYS; w++) {
 		struct call c = { .way = w, .command = command };
 		pthread_t thread;
 		void *ret = NULL;
