@@ -9,7 +9,8 @@
  * actions, just before exec.
  *
  * Every function returns 0 or a positive error number and leaves errno as
- * it found it, like posix_spawn(3).
+ * it found it, like posix_spawn(3), but sbx_system(), which returns a wait
+ * status and sets errno, like system(3).
  */
 #ifndef SBXSPAWN_SBXSPAWN_H
 #define SBXSPAWN_SBXSPAWN_H
