@@ -350,19 +350,28 @@ static void fifo_write(const char *path)
 	close(fd);
 }
 
+/* A command that says it runs (echo SAID > ready) and waits on go (then
+ * runs AFTER), each a FIFO made in top; SIGINT caught meanwhile. */
+static void waiting_command(char ready[4096], char go[4096], char command[8192], const char *said,
+                            const char *after)
+{
+	snprintf(ready, 4096, "%s", join(top, "ready"));
+	snprintf(go, 4096, "%s", join(top, "go"));
+	ck_assert_int_eq(mkfifo(ready, 0600), 0);
+	ck_assert_int_eq(mkfifo(go, 0600), 0);
+	snprintf(command, 8192, "echo %s > %s; read x < %s; %s", said, ready, go, after);
+	handle(SIGINT, on_int);
+}
+
 /* A second call, made and ended while a first one runs, leaves SIGINT
  * ignored for the first; the last to end gives the handler back. */
 START_TEST(test_concurrent_calls)
 {
-	const char *ready = join(top, "ready"), *go = join(top, "go");
-	char command[8192], buf[64];
+	char ready[4096], go[4096], command[8192], buf[64];
 
 	SKIP_IF_EMULATED_THREADS();
 	REFERENCE();
-	ck_assert_int_eq(mkfifo(ready, 0600), 0);
-	ck_assert_int_eq(mkfifo(go, 0600), 0);
-	snprintf(command, sizeof(command), "echo > %s; read x < %s; exit 5", ready, go);
-	handle(SIGINT, on_int);
+	waiting_command(ready, go, command, "", "exit 5");
 	for (int w = ref; w < WAYS; w++) {
 		struct call first = { .way = w, .command = command };
 		pthread_t thread;
@@ -385,15 +394,11 @@ END_TEST
  * and the mask are the caller's again. */
 START_TEST(test_cancelled)
 {
-	const char *ready = join(top, "ready"), *go = join(top, "go");
-	char command[8192], buf[64];
+	char ready[4096], go[4096], command[8192], buf[64];
 
 	SKIP_IF_EMULATED_THREADS();
 	REFERENCE();
-	ck_assert_int_eq(mkfifo(ready, 0600), 0);
-	ck_assert_int_eq(mkfifo(go, 0600), 0);
-	snprintf(command, sizeof(command), "echo $$ > %s; read x < %s", ready, go);
-	handle(SIGINT, on_int);
+	waiting_command(ready, go, command, "$$", "exit 0");
 	for (int w = ref; w < WAYS; w++) {
 		struct call c = { .way = w, .command = command };
 		pthread_t thread;
