@@ -22,6 +22,7 @@
 
 static void prepare(void)
 {
+	sbx__system_atfork(SBX_FORK_PREPARE); /* nests none of the others */
 #if SBX_BUILD_LANDLOCK
 	sbx__ruleset_atfork(SBX_FORK_PREPARE);
 #endif
@@ -40,6 +41,7 @@ static void let_go(enum sbx_fork_phase side)
 #if SBX_BUILD_LANDLOCK
 	sbx__ruleset_atfork(side);
 #endif
+	sbx__system_atfork(side);
 }
 
 static void parent(void)

@@ -122,6 +122,13 @@ struct sbx_scope {
 	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 
+/* addlist's work, without its event: where an item fails, *bad and
+ * *badlen say which (nothing of the list is added). */
+int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const char **bad,
+                       size_t *badlen);
+/* Takes back the rules from index `from' on. */
+void sbx__scope_truncate(struct sbx_scope *s, size_t from);
+
 /* The environment the child gets, in *env: envp as the caller gave it (NULL
  * too, which execve takes as an empty one), or with the scope's TMPDIR, a
  * copy (*copy to free after the spawn, NULL when there is none).  0, or
@@ -151,6 +158,8 @@ void sbx__fds_atfork(enum sbx_fork_phase phase);
  * leaves the child able to run it (musl's pthread_once would not). */
 void sbx__once(atomic_bool *done, void (*init)(void));
 void sbx__once_atfork(enum sbx_fork_phase phase);
+/* sbx_system's count of the calls running (system.c). */
+void sbx__system_atfork(enum sbx_fork_phase phase);
 
 /* ---- descriptors kept between calls (fds.c) -------------------------- */
 

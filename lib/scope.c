@@ -112,8 +112,7 @@ SBX_EXPORT int sbx_scopeattr_addreadonly(sbx_scopeattr_t *restrict scope, const 
 	return add(scope, SBX_MODE_READONLY, path);
 }
 
-/* Takes back the rules from index `from' on. */
-static void drop_rules(struct sbx_scope *s, size_t from)
+void sbx__scope_truncate(struct sbx_scope *s, size_t from)
 {
 	while (s->nrules > from) {
 		s->nrules--;
@@ -121,16 +120,12 @@ static void drop_rules(struct sbx_scope *s, size_t from)
 	}
 }
 
-SBX_EXPORT int sbx_scopeattr_addlist(sbx_scopeattr_t *restrict scope, int mode,
-                                     const char *restrict list)
+int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const char **bad,
+                       size_t *badlen)
 {
-	SBX_KEEP_ERRNO;
-	SBX_NO_CANCEL;
 	static const enum sbx_mode modes[] = { [SBX_DENY] = SBX_MODE_DENY,
 		                               [SBX_ALLOW] = SBX_MODE_ALLOW,
 		                               [SBX_READONLY] = SBX_MODE_READONLY };
-	static const char *const names[] = { [SBX_DENY] = "SBX_DENY", [SBX_ALLOW] = "SBX_ALLOW",
-		                             [SBX_READONLY] = "SBX_READONLY" };
 	struct sbx_scope *s = scope->__scope;
 	size_t before;
 	int err = 0;
@@ -155,16 +150,34 @@ SBX_EXPORT int sbx_scopeattr_addlist(sbx_scopeattr_t *restrict scope, int mode,
 			err = add(scope, modes[mode], path);
 		}
 		if (err) {
-			char shown[256];
-
-			snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, item);
-			sbx__event(s, SBX_EVENT_LIST, err, shown, NULL,
-			           "%s%s (in a %s list): %s; nothing of the list was added", shown,
-			           len > 200 ? "..." : "", names[mode], strerror(err));
+			*bad = item;
+			*badlen = len;
 		}
 	}
 	if (err)
-		drop_rules(s, before);
+		sbx__scope_truncate(s, before);
+	return err;
+}
+
+SBX_EXPORT int sbx_scopeattr_addlist(sbx_scopeattr_t *restrict scope, int mode,
+                                     const char *restrict list)
+{
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
+	static const char *const names[] = { [SBX_DENY] = "SBX_DENY", [SBX_ALLOW] = "SBX_ALLOW",
+		                             [SBX_READONLY] = "SBX_READONLY" };
+	const char *bad = NULL;
+	size_t len = 0;
+	int err = sbx__scope_addlist(scope, mode, list, &bad, &len);
+
+	if (bad) {
+		char shown[256];
+
+		snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, bad);
+		sbx__event(scope->__scope, SBX_EVENT_LIST, err, shown, NULL,
+		           "%s%s (in a %s list): %s; nothing of the list was added", shown,
+		           len > 200 ? "..." : "", names[mode], strerror(err));
+	}
 	return err;
 }
 
@@ -246,6 +259,19 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 	if (scope->__scope->flags != flags)
 		sbx__ruleset_forget(scope->__scope);
 	scope->__scope->flags = flags;
+	return 0;
+}
+
+/* Only these ask something of the child; the rest say how it is asked. */
+#define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE))
+
+SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int *restrict empty)
+{
+	const struct sbx_scope *s = scope->__scope;
+
+	if (!s || !empty)
+		return EINVAL;
+	*empty = !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
 	return 0;
 }
 

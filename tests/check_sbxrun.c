@@ -193,6 +193,52 @@ START_TEST(test_sbxrun_statuses)
 }
 END_TEST
 
+/* --env PREFIX: the environment convention, as a program that reads it
+ * takes it; added to the options; a variable that cannot be applied is
+ * named; the command sees none of them. */
+START_TEST(test_sbxrun_env)
+{
+	struct tree t;
+	char *out, deny[4200], allow[4200];
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	snprintf(deny, sizeof(deny), "T_RUN_DENY=%s", t.projects);
+	snprintf(allow, sizeof(allow), "T_RUN_ALLOW=%s", t.other);
+	/* Re-admitted inside the environment's denial, which an option's
+	 * denial adds to. */
+	char *read[] = { "env", deny, allow, "T_RUN_QUIET=1", SBXRUN, "--env", "T_RUN", "--deny",
+		         t.third, FSOP, "read", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(read, &out), 0);
+	free(out);
+	char *mine[] = { "env", deny, allow, SBXRUN, "--env", "T_RUN", FSOP, "read",
+		         (char *)join(t.mine, "file"), NULL };
+	ck_assert_int_eq(sbxrun(mine, &out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	free(out);
+	char *third[] = { "env", allow, SBXRUN, "--deny", t.third, "--env", "T_RUN", FSOP, "read",
+		          (char *)join(t.third, "file"), NULL };
+	ck_assert_int_eq(sbxrun(third, &out), 1);
+	free(out);
+	char *seen[] = { "env", deny, "T_RUN_OTHER=kept", SBXRUN, "--env", "T_RUN", "sh", "-c",
+		         "env | grep '^T_RUN_'", NULL };
+	ck_assert_int_eq(sbxrun(seen, &out), 0);
+	ck_assert_ptr_null(strstr(out, "T_RUN_DENY"));
+	ck_assert_ptr_nonnull(strstr(out, "T_RUN_OTHER=kept"));
+	free(out);
+	char *bad[] = { "env", deny, "T_RUN_TMPDIR=/nonexistent/tmp", SBXRUN, "--env", "T_RUN",
+		        "true", NULL };
+	ck_assert_int_eq(sbxrun(bad, &out), 125);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: T_RUN_TMPDIR: /nonexistent/tmp: No such file"));
+	free(out);
+	char *nothing[] = { "env", "T_RUN_DENY=::", SBXRUN, "--env", "T_RUN", FSOP, "read",
+		            t.secret, NULL };
+	ck_assert_int_eq(sbxrun(nothing, &out), 0);
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_sbxrun_refused)
 {
 	struct tree t;
@@ -564,6 +610,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_statuses);
 	tcase_add_test(tc, test_sbxrun_build);
 	tcase_add_test(tc, test_sbxrun_refused);
+	tcase_add_test(tc, test_sbxrun_env);
 	tcase_add_test(tc, test_sbxrun_options);
 	tcase_add_test(tc, test_sbxrun_planted_symlink);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);

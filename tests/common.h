@@ -36,6 +36,8 @@ Suite *suite_usability(void);
 Suite *suite_clients(void);
 Suite *suite_processes(void);
 Suite *suite_portable(void);
+Suite *suite_migrate(void);
+Suite *suite_system(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

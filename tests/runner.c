@@ -99,6 +99,8 @@ int main(void)
 
 	srunner_add_suite(sr, suite_spawn());
 	srunner_add_suite(sr, suite_spawn_edges());
+	srunner_add_suite(sr, suite_migrate());
+	srunner_add_suite(sr, suite_system());
 #if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
 	srunner_add_suite(sr, suite_fork());

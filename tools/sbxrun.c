@@ -73,6 +73,10 @@ static const char usage_text[] =
 	"  --tmpdir DIR     TMPDIR=DIR for COMMAND, and DIR allowed: where a denial\n"
 	"                   freezes /tmp, a directory of its own for temporary files\n"
 	"\n"
+	"  --env PREFIX     also PREFIX_DENY, _ALLOW, _READONLY, _TMPDIR, _LISTABLE,\n"
+	"                   _REQUIRE, _STRICT, _QUIET from the environment, as\n"
+	"                   programs that read them do (sbx_scopeattr_readenv(3));\n"
+	"                   COMMAND does not see them\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
 	"  --help           this text\n"
@@ -495,6 +499,22 @@ static int set_tmpdir(struct settings *set, const char *name, const char *arg)
 	return sbx_scopeattr_settmpdir(&set->scope, arg);
 }
 
+/* The scope from the environment convention, as a program that reads it
+ * under this prefix would take it: so a user sets the same variables for
+ * a program built without the library.  The command runs inside this
+ * scope, and is not to read it again (a scope compiled inside another,
+ * unlistable, would be refused). */
+static int read_env(struct settings *set, const char *name, const char *arg)
+{
+	int err = sbx_scopeattr_readenv(&set->scope, arg, NULL, NULL), flags = 0;
+
+	if (!err)
+		err = sbx_env_unset(arg);
+	sbx_scopeattr_getflags(&set->scope, &flags);
+	set->require = (flags & SBX_SCOPE_REQUIRE) != 0;
+	return err;
+}
+
 /* The flags of control_options, each its own option. */
 static int set_control(struct settings *set, const char *name, const char *arg)
 {
@@ -531,6 +551,7 @@ static const struct option_spec {
 	{ "share-keyrings", false, keep_keyrings },
 	{ "tune-processes", false, keep_processes },
 	{ "tmpdir", true, set_tmpdir },
+	{ "env", true, read_env },
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))

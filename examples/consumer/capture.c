@@ -20,16 +20,21 @@ extern char **environ;
 
 /* What the outcome does not say already (denials not applied, paths left
  * out for leading into a denial through a symlink, second names of denied
- * paths, controls this kernel cannot enforce, an item of CAPTURE_DENY that
- * cannot be added): the only events let through, each one line of capture's. */
+ * paths, controls this kernel cannot enforce, a variable of CAPTURE_* that
+ * cannot be applied): the only events let through, each one line of
+ * capture's. */
 static void note(const sbx_event_t *ev, void *arg)
 {
 	fprintf(arg, "capture: note: %s\n", ev->message);
 }
 
-static int scope_make(sbx_scopeattr_t *scope, const struct capture_options *opt, FILE *err)
+/* The scope CAPTURE_* configures; *confined says whether it names
+ * anything (else the command runs as posix_spawnp would run it), *require
+ * whether it must not run unconfined. */
+static int scope_make(sbx_scopeattr_t *scope, const struct capture_options *opt, FILE *err,
+                      int *confined, int *require)
 {
-	int r;
+	int r, flags = 0;
 
 	if ((r = sbx_scopeattr_init(scope)))
 		return r;
@@ -38,14 +43,12 @@ static int scope_make(sbx_scopeattr_t *scope, const struct capture_options *opt,
 	                                       SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK) |
 	                                       SBX_EVENT_BIT(SBX_EVENT_ALIAS) |
 	                                       SBX_EVENT_BIT(SBX_EVENT_DOWNGRADED) |
-	                                       SBX_EVENT_BIT(SBX_EVENT_LIST));
-	if (opt->require)
-		sbx_scopeattr_setflags(scope, SBX_SCOPE_REQUIRE);
-	if (opt->deny && (r = sbx_scopeattr_addlist(scope, SBX_DENY, opt->deny)))
+	                                       SBX_EVENT_BIT(SBX_EVENT_ENV));
+	if ((r = sbx_scopeattr_readenv(scope, "CAPTURE", opt->env, confined)))
 		return r;
-	if (opt->tmpdir)
-		r = sbx_scopeattr_settmpdir(scope, opt->tmpdir);
-	return r;
+	sbx_scopeattr_getflags(scope, &flags);
+	*require = (flags & SBX_SCOPE_REQUIRE) != 0;
+	return 0;
 }
 
 /* The file actions: output into the pipe, the input file on stdin.  The
@@ -73,8 +76,8 @@ static void relay(int fd, FILE *out)
 }
 
 /* A spawn that failed: why, and capture's status. */
-static int failed(const char *cmd, const struct capture_options *opt, int input_action, int err,
-                  FILE *errf)
+static int failed(const char *cmd, const struct capture_options *opt, int require,
+                  int input_action, int err, FILE *errf)
 {
 	sbx_outcome_t o;
 
@@ -83,7 +86,7 @@ static int failed(const char *cmd, const struct capture_options *opt, int input_
 		fprintf(errf, "capture: %s: not run: the sandbox was refused\n", cmd);
 		return CAPTURE_NOT_RUN;
 	}
-	if (err == ENOTSUP && opt->require) {
+	if (err == ENOTSUP && require) {
 		fprintf(errf, "capture: %s: not run: this kernel has no Landlock and "
 		              "CAPTURE_REQUIRE is set\n", cmd);
 		return CAPTURE_NOT_RUN;
@@ -125,29 +128,29 @@ int capture_run(char *const argv[], const struct capture_options *opt, FILE *out
 {
 	sbx_file_actions_t fa;
 	sbx_scopeattr_t scope;
-	int p[2], r, status, input_action;
+	int p[2], r, status, input_action, confined = 0, require = 0;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC)) {
 		fprintf(err, "capture: pipe: %s\n", strerror(errno));
 		return CAPTURE_NOT_RUN;
 	}
-	if ((r = scope_make(&scope, opt, err))) {
-		fprintf(err, "capture: %s: %s\n", opt->deny, sbx_strerror(r));
+	if ((r = scope_make(&scope, opt, err, &confined, &require))) {
+		fprintf(err, "capture: CAPTURE_*: %s\n", sbx_strerror(r));
 		sbx_scopeattr_destroy(&scope);
 		close(p[0]);
 		close(p[1]);
 		return CAPTURE_BAD_INPUT;
 	}
 	input_action = actions_make(&fa, p, opt->input);
-	r = sbx_posix_spawnp(&pid, argv[0], &fa, NULL, &scope, argv, environ);
+	r = sbx_posix_spawnp(&pid, argv[0], &fa, NULL, confined ? &scope : NULL, argv, environ);
 	sbx_file_actions_destroy(&fa);
 	sbx_scopeattr_destroy(&scope);
 	close(p[1]);
 	relay(p[0], out);
 	close(p[0]);
 	if (r)
-		return failed(argv[0], opt, input_action, r, err);
+		return failed(argv[0], opt, require, input_action, r, err);
 	warn_outcome(argv[0], err);
 	waitpid(pid, &status, 0);
 	fprintf(out, "[exit %d]\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));

@@ -17,10 +17,11 @@
 #define CAPTURE_NOT_FOUND 127   /* not found */
 
 struct capture_options {
-	const char *deny;   /* colon-separated directories out of the command's reach */
-	const char *tmpdir; /* a directory for the command's temporary files, or NULL */
-	const char *input;  /* a file for the command's standard input, or NULL */
-	int require;        /* never run the command unconfined */
+	/* The environment the scope is read from: CAPTURE_DENY, CAPTURE_TMPDIR,
+	 * CAPTURE_REQUIRE and the rest of libsbxspawn's convention
+	 * (sbx_scopeattr_readenv(3)); NULL: capture's own. */
+	char *const *env;
+	const char *input; /* a file for the command's standard input, or NULL */
 };
 
 /* Runs argv; what the command says goes to out, capture's own messages to

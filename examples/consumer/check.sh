@@ -23,7 +23,7 @@ if [ -n "$prefix" ]; then
 	export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 	export LD_LIBRARY_PATH="$prefix/lib"
 fi
-pkg-config --exists --print-errors 'sbxspawn >= 0.3'
+pkg-config --exists --print-errors 'sbxspawn >= 0.4'
 pkg-config --exists --print-errors 'sbxspawn-testing >= 0.1'
 autoreconf -i >/dev/null 2>&1
 ./configure -q
@@ -66,6 +66,18 @@ case $out in
 *made*"Permission denied"*"[exit 1]"*) ;;
 *) echo "consumer: the temporary directory was not granted: $out"; exit 1 ;;
 esac
+# A variable that cannot be applied is named, and nothing runs.
+if out=$(CAPTURE_DENY="$work/data/closed" CAPTURE_TMPDIR="$work/none" ./capture true 2>&1); then
+	echo "consumer: ran with a CAPTURE_TMPDIR that does not exist: $out"
+	exit 1
+fi
+case $out in
+*"CAPTURE_TMPDIR: $work/none: No such file or directory"*) ;;
+*) echo "consumer: the variable that failed is not named: $out"; exit 1 ;;
+esac
+# CAPTURE_DENY set to nothing: the command runs as with posix_spawnp.
+out=$(CAPTURE_DENY=:: ./capture cat data/closed/f)
+case $out in *hidden*"[exit 0]"*) ;; *) echo "consumer: an empty CAPTURE_DENY confined: $out"; exit 1 ;; esac
 echo "consumer: built with pkg-config against ${prefix:-the system's copy}, ran, and the denial held"
 # Linked statically, as pkg-config --static says (libsbxspawn.a and what it
 # needs after it), into a program that loads nothing: the denial holds the same.

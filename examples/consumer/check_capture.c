@@ -19,7 +19,9 @@
 /* A directory the command may read and one it may not. */
 static char top[] = "/var/tmp/capture-test.XXXXXX";
 static char open_dir[64], open_file[80], closed_dir[64], closed_file[80];
-static struct capture_options confined = { .deny = closed_dir };
+static char deny_var[96];
+static char *confined_env[] = { deny_var, NULL };
+static struct capture_options confined = { .env = confined_env };
 
 /* What capture wrote on each stream. */
 static FILE *out, *err;
@@ -58,6 +60,7 @@ static void setup(void)
 	snprintf(closed_dir, sizeof(closed_dir), "%s/closed", top);
 	snprintf(open_file, sizeof(open_file), "%s/f", open_dir);
 	snprintf(closed_file, sizeof(closed_file), "%s/f", closed_dir);
+	snprintf(deny_var, sizeof(deny_var), "CAPTURE_DENY=%s", closed_dir);
 	mkdir(open_dir, 0755);
 	mkdir(closed_dir, 0755);
 	put(open_file, "visible\n", 0644);
@@ -135,7 +138,8 @@ END_TEST
 START_TEST(test_unconfined)
 {
 	char *argv[] = { "cat", closed_file, NULL };
-	struct capture_options required = { .deny = closed_dir, .require = 1 };
+	char *required_env[] = { deny_var, "CAPTURE_REQUIRE=1", NULL };
+	struct capture_options required = { .env = required_env };
 
 	ck_assert_int_eq(sbx_testing_landlock_hide(ENOSYS), 0);
 	ck_assert_int_eq(capture(argv, &confined), CAPTURE_RAN);
@@ -174,7 +178,7 @@ END_TEST
 START_TEST(test_failed_file_action)
 {
 	char *argv[] = { "cat", NULL };
-	struct capture_options input = { .deny = closed_dir, .input = "/nonexistent/input" };
+	struct capture_options input = { .env = confined_env, .input = "/nonexistent/input" };
 
 	ck_assert_int_eq(capture(argv, &input), CAPTURE_BAD_INPUT);
 	sbx_ck_assert_stage(SBX_STAGE_FILE_ACTION, ENOENT);

@@ -9,7 +9,8 @@
  * actions, just before exec.
  *
  * Every function returns 0 or a positive error number and leaves errno as
- * it found it, like posix_spawn(3).
+ * it found it, like posix_spawn(3), but sbx_system(), which returns a wait
+ * status and sets errno, like system(3).
  */
 #ifndef SBXSPAWN_SBXSPAWN_H
 #define SBXSPAWN_SBXSPAWN_H
@@ -164,6 +165,32 @@ int sbx_scopeattr_getabi(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RES
  * (after an SBX_EVENT_REFUSED event saying why and what to do). */
 int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
 
+/* Whether scope asks nothing of a child (*empty 1): no path, no temporary
+ * directory, no control, no TCP port, no ids, no dropped capabilities.
+ * SBX_SCOPE_REQUIRE, SBX_SCOPE_STRICT, SBX_SCOPE_LISTABLE, an ABI cap, the
+ * logger and the events change only how the rest is applied and said, and
+ * do not count.  A program passes NULL instead of an empty scope. */
+int sbx_scopeattr_isempty(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT empty);
+
+/* ------------------------------------------------------------------------
+ * The environment convention: one set of variables for every program
+ * --------------------------------------------------------------------- */
+
+/* Configures scope from the variables PREFIX_DENY, PREFIX_ALLOW,
+ * PREFIX_READONLY (lists, as sbx_scopeattr_addlist), PREFIX_TMPDIR, and
+ * the switches PREFIX_LISTABLE, PREFIX_REQUIRE, PREFIX_STRICT, PREFIX_QUIET
+ * (on when set to anything but "" or "0") of envp (NULL: environ).  All or
+ * nothing: an error leaves scope as it was, after an SBX_EVENT_ENV event
+ * naming the variable.  *configured (may be NULL) says whether a path or a
+ * temporary directory was configured: else pass a NULL scope.  The
+ * environment is not changed (sbx_env_unset does it). */
+int sbx_scopeattr_readenv(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT prefix,
+                          char *const envp[], int *SBX_RESTRICT configured);
+/* unsetenv(3)s each variable of the convention under prefix, so that the
+ * commands a program runs (another run of itself) do not read them again.
+ * Not thread-safe, as unsetenv is not. */
+int sbx_env_unset(const char *prefix);
+
 /* ------------------------------------------------------------------------
  * Events: what the library has to say about a spawn, as data
  * --------------------------------------------------------------------- */
@@ -184,13 +211,20 @@ enum sbx_event_kind {
 	                            SBX_EVENT_DROPPED with error ENOENT or ESTALE */
 	SBX_EVENT_IGNORED_LINK,  /* a re-admitting or read-only path (path, as written) led
 	                            through a symlink into a denial (path2) and was not applied */
-	SBX_EVENT_LIST           /* an item of sbx_scopeattr_addlist() (path) could not be
+	SBX_EVENT_LIST,          /* an item of sbx_scopeattr_addlist() (path) could not be
 	                            added: nothing of the list was */
+	SBX_EVENT_ENV            /* a variable of sbx_scopeattr_readenv() (path: its name;
+	                            path2: the item) could not be applied: nothing of the
+	                            environment was */
 };
 
 /* Masks for sbx_scopeattr_setevents(). */
 #define SBX_EVENT_BIT(kind) (1u << (kind))
 #define SBX_EVENTS_ALL 0xffffffffu
+/* Only what keeps a command from running: a refusal, a failed compile, a
+ * list or a variable that could not be applied (PREFIX_QUIET). */
+#define SBX_EVENTS_QUIET (SBX_EVENT_BIT(SBX_EVENT_REFUSED) | SBX_EVENT_BIT(SBX_EVENT_FAILED) | \
+                          SBX_EVENT_BIT(SBX_EVENT_LIST) | SBX_EVENT_BIT(SBX_EVENT_ENV))
 
 typedef struct sbx_event {
 	int kind;            /* enum sbx_event_kind */
@@ -276,6 +310,16 @@ int sbx_posix_spawnp(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT file,
                      const posix_spawnattr_t *SBX_RESTRICT attrp,
                      const sbx_scopeattr_t *SBX_RESTRICT scope,
                      char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
+
+/* system(3) with a scope: command run by /bin/sh -c, SIGINT and SIGQUIT
+ * ignored and SIGCHLD blocked meanwhile, the wait status returned; a NULL
+ * command says whether a shell runs (under scope).  Where the shell cannot
+ * be started, the status of a shell that exited 127, errno set, as
+ * system(3).  Where the scope kept it from running (SBX_EREFUSED, ENOTSUP
+ * under SBX_SCOPE_REQUIRE, a compile that failed), -1 with errno set: no
+ * command has that status.  Like system(3), and unlike the library's other
+ * calls, it sets errno, and it is a cancellation point. */
+int sbx_system(const char *command, const sbx_scopeattr_t *scope);
 
 /* ------------------------------------------------------------------------
  * Confine the calling process, then exec: for launchers

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* The environment convention: a scope from PREFIX_DENY, PREFIX_ALLOW,
+ * PREFIX_READONLY, PREFIX_TMPDIR and the switches, so that every program
+ * that confines its commands answers to the same variables, and a user
+ * who learned them once knows them everywhere (sbx_scopeattr_readenv(3)
+ * is where they are documented). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+extern char **environ;
+
+/* The suffixes, each joined to the prefix with '_'. */
+static const struct {
+	const char *suffix;
+	int list;   /* SBX_DENY, ...: a list of paths */
+	int flag;   /* SBX_SCOPE_*: a switch */
+	bool quiet; /* the switch that narrows the events */
+} vars[] = {
+	{ "DENY", SBX_DENY, 0, false },
+	{ "ALLOW", SBX_ALLOW, 0, false },
+	{ "READONLY", SBX_READONLY, 0, false },
+	{ "TMPDIR", 0, 0, false },
+	{ "LISTABLE", 0, SBX_SCOPE_LISTABLE, false },
+	{ "REQUIRE", 0, SBX_SCOPE_REQUIRE, false },
+	{ "STRICT", 0, SBX_SCOPE_STRICT, false },
+	{ "QUIET", 0, 0, true },
+};
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
+/* Longer prefixes are no one's: a name stays within what shells take. */
+#define PREFIX_MAX 200
+
+static bool prefix_valid(const char *prefix)
+{
+	return prefix && *prefix && strlen(prefix) <= PREFIX_MAX && !strchr(prefix, '=');
+}
+
+/* PREFIX_SUFFIX's value in envp, or NULL.  The first one, as getenv(3)
+ * takes it. */
+static const char *lookup(char *const envp[], const char *prefix, const char *suffix)
+{
+	size_t plen = strlen(prefix), slen = strlen(suffix);
+
+	for (; envp && *envp; envp++) {
+		const char *e = *envp;
+
+		if (!strncmp(e, prefix, plen) && e[plen] == '_' && !strncmp(e + plen + 1, suffix, slen) &&
+		    e[plen + 1 + slen] == '=')
+			return e + plen + 2 + slen;
+	}
+	return NULL;
+}
+
+/* A switch is on when set to anything but "" or "0": `VAR= tool` turns it
+ * off, as an empty list configures nothing. */
+static bool on(const char *value)
+{
+	return value && *value && strcmp(value, "0");
+}
+
+/* The SBX_EVENT_ENV of a variable that could not be applied. */
+static void say(const struct sbx_scope *s, const char *prefix, const char *suffix, int err,
+                const char *item, size_t len)
+{
+	char name[PREFIX_MAX + 16], shown[256];
+
+	snprintf(name, sizeof(name), "%s_%s", prefix, suffix);
+	snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, item);
+	sbx__event(s, SBX_EVENT_ENV, err, name, shown, "%s: %s%s: %s; nothing of %s_* was applied",
+	           name, shown, len > 200 ? "..." : "", strerror(err), prefix);
+}
+
+/* The lists and the temporary directory, all or nothing: 0, or the error
+ * (said) with the scope's rules as they were. */
+static int read_paths(sbx_scopeattr_t *scope, const char *prefix, char *const envp[],
+                      bool *configured)
+{
+	struct sbx_scope *s = scope->__scope;
+	size_t before = s->nrules;
+	int err = 0;
+
+	for (size_t i = 0; i < NVARS && !err; i++) {
+		const char *value = lookup(envp, prefix, vars[i].suffix), *bad = NULL;
+		size_t len = 0;
+
+		if (!value || !*value || (!vars[i].list && strcmp(vars[i].suffix, "TMPDIR")))
+			continue;
+		if (vars[i].list) {
+			err = sbx__scope_addlist(scope, vars[i].list, value, &bad, &len);
+		} else {
+			err = sbx_scopeattr_settmpdir(scope, value);
+			bad = value;
+			len = strlen(value);
+			*configured |= !err;
+		}
+		if (err)
+			say(s, prefix, vars[i].suffix, err, bad ? bad : value,
+			    bad ? len : strlen(value));
+	}
+	/* settmpdir comes last of what can fail, so only lists are taken back. */
+	if (err)
+		sbx__scope_truncate(s, before);
+	else
+		*configured |= s->nrules > before;
+	return err;
+}
+
+SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char *restrict prefix,
+                                     char *const envp[], int *restrict configured)
+{
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
+	struct sbx_scope *s = scope->__scope;
+	bool any = false;
+	int flags = 0, err;
+
+	if (!s || !prefix_valid(prefix))
+		return EINVAL;
+	if (!envp)
+		envp = environ;
+	if ((err = read_paths(scope, prefix, envp, &any)))
+		return err;
+	for (size_t i = 0; i < NVARS; i++) {
+		const char *value = lookup(envp, prefix, vars[i].suffix);
+
+		if (vars[i].flag && on(value))
+			flags |= vars[i].flag;
+		if (vars[i].quiet && on(value))
+			s->events &= SBX_EVENTS_QUIET;
+	}
+	if (flags && (s->flags | flags) != s->flags) {
+		sbx__ruleset_forget(s);
+		s->flags |= flags;
+	}
+	if (configured)
+		*configured = any;
+	return 0;
+}
+
+SBX_EXPORT int sbx_env_unset(const char *prefix)
+{
+	SBX_KEEP_ERRNO;
+	char name[PREFIX_MAX + 16];
+
+	if (!prefix_valid(prefix))
+		return EINVAL;
+	for (size_t i = 0; i < NVARS; i++) {
+		snprintf(name, sizeof(name), "%s_%s", prefix, vars[i].suffix);
+		if (unsetenv(name))
+			return errno;
+	}
+	return 0;
+}
