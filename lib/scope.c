@@ -262,8 +262,10 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 	return 0;
 }
 
-/* Only these ask something of the child; the rest say how it is asked. */
-#define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE))
+/* Only these ask something of the child; the rest say how it is asked, or
+ * keep what a NULL scope keeps too. */
+#define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
+                                       SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES))
 
 SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int *restrict empty)
 {
