@@ -114,7 +114,7 @@ START_TEST(test_posix_mqueue_closed)
 	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
 	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
 	if (q == (mqd_t)-1 && (errno == ENOSYS || errno == ENOENT)) {
-		fprintf(stderr, "SKIP %s: no POSIX message queues here (%s)\n", __func__,
+		say_skip("SKIP %s: no POSIX message queues here (%s)\n", __func__,
 		        strerror(errno));
 		goto out;
 	}
@@ -200,7 +200,7 @@ START_TEST(test_mqueue_mounts)
 		return;
 	/* Queues of this test's own: an IPC namespace of its own. */
 	if (unshare(CLONE_NEWIPC)) {
-		fprintf(stderr, "SKIP %s: unshare(CLONE_NEWIPC): %s\n", __func__, strerror(errno));
+		say_skip("SKIP %s: unshare(CLONE_NEWIPC): %s\n", __func__, strerror(errno));
 		return;
 	}
 	tree_make(&t);
@@ -209,7 +209,7 @@ START_TEST(test_mqueue_mounts)
 	ck_assert_int_eq(mkdir(beside, 0755), 0);
 	ck_assert_int_eq(mkdir(inside, 0755), 0);
 	if (mount("mqueue", beside, "mqueue", 0, NULL)) {
-		fprintf(stderr, "SKIP %s: mounting an mqueue filesystem: %s\n", __func__,
+		say_skip("SKIP %s: mounting an mqueue filesystem: %s\n", __func__,
 		        strerror(errno));
 		tree_free(&t);
 		return;
@@ -260,7 +260,7 @@ START_TEST(test_loop_image_second_name)
 
 	REQUIRE_LANDLOCK();
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s: a loop device needs root\n", __func__);
+		say_skip("SKIP %s: a loop device needs root\n", __func__);
 		return;
 	}
 	if (private_mounts(__func__) == MOUNT_NS_NONE)
@@ -278,7 +278,7 @@ START_TEST(test_loop_image_second_name)
 	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s' 4M >/dev/null 2>&1 && mount -o loop '%s' '%s' && "
 	         "mount --bind '%s' '%s'", src, image, image, beside, beside, inside);
 	if (system(cmd) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make and loop-mount an ext4 image (e2fsprogs, loop "
+		say_skip("SKIP %s: cannot make and loop-mount an ext4 image (e2fsprogs, loop "
 		        "devices)\n", __func__);
 		goto out;
 	}
@@ -341,7 +341,7 @@ START_TEST(test_setuid_program_gains_nothing)
 
 	REQUIRE_LANDLOCK();
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s: needs root, to make a set-user-ID-root program\n",
+		say_skip("SKIP %s: needs root, to make a set-user-ID-root program\n",
 		        __func__);
 		return;
 	}
@@ -349,7 +349,7 @@ START_TEST(test_setuid_program_gains_nothing)
 	deny = make_tmpdir();
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) {
-		fprintf(stderr, "SKIP %s: %s is on a nosuid mount\n", __func__, dir);
+		say_skip("SKIP %s: %s is on a nosuid mount\n", __func__, dir);
 		goto out;
 	}
 	snprintf(prog, sizeof(prog), "%s/fsop", dir);

@@ -168,7 +168,7 @@ START_TEST(test_privilege_notice)
 
 	REQUIRE_LANDLOCK();
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP test_privilege_notice: a regular user's commands keep no privilege "
+		say_skip("SKIP test_privilege_notice: a regular user's commands keep no privilege "
 		        "to be told of\n");
 		return;
 	}

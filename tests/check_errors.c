@@ -107,7 +107,7 @@ char *strndup(const char *s, size_t n)
 #else
 #define REQUIRE_FAILING_ALLOCATIONS()                                                       \
 	do {                                                                                \
-		fprintf(stderr, "SKIP %s: %s\n", __func__, CANNOT_FAIL_ALLOCATIONS_WHY);    \
+		say_skip("SKIP %s: %s\n", __func__, CANNOT_FAIL_ALLOCATIONS_WHY);    \
 		return;                                                                     \
 	} while (0)
 #endif
@@ -620,7 +620,7 @@ START_TEST(test_path_errors)
 	 * any lookup, when it is added.  Needs a caller without the power to
 	 * bypass that. */
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s (EACCES part): needs root to become another user\n", __func__);
+		say_skip("SKIP %s (EACCES part): needs root to become another user\n", __func__);
 		return;
 	}
 	dir = make_tmpdir();
@@ -652,7 +652,7 @@ static bool libc_unreliable(const char *test)
 	if (!emulated())
 		return false;
 	if (test)
-		fprintf(stderr, "SKIP %s (beside the C library): under the emulator (qemu-user) its "
+		say_skip("SKIP %s (beside the C library): under the emulator (qemu-user) its "
 		        "posix_spawn cannot tell a failed child\n", test);
 	return true;
 }
@@ -705,7 +705,7 @@ START_TEST(test_child_errors)
 		ck_assert_int_eq(posix_spawn(&pid, "/bin/true", &g, NULL, argv, environ), ENOTTY);
 	posix_spawn_file_actions_destroy(&g);
 #else
-	fprintf(stderr, "SKIP %s (ENOTTY, beside the C library): it has no "
+	say_skip("SKIP %s (ENOTTY, beside the C library): it has no "
 	        "posix_spawn_file_actions_addtcsetpgrp_np\n", __func__);
 #endif
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, NULL, argv, environ), ENOTTY);
@@ -723,7 +723,7 @@ START_TEST(test_child_errors)
 	/* As another user: EACCES from chdir, and EAGAIN from the clone when
 	 * the process limit is reached. */
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s (user part): needs root to become another user\n", __func__);
+		say_skip("SKIP %s (user part): needs root to become another user\n", __func__);
 		return;
 	}
 	struct rlimit nproc;

@@ -35,7 +35,7 @@ START_TEST(test_fd_ranges_match_glibc)
 	sbx_file_actions_t s;
 
 #ifndef __GLIBC__
-	fprintf(stderr, "SKIP %s (the comparison with the C library): it is not glibc; checked "
+	say_skip("SKIP %s (the comparison with the C library): it is not glibc; checked "
 	        "against glibc's rule instead\n", __func__);
 #endif
 	posix_spawn_file_actions_init(&g);
@@ -78,7 +78,7 @@ START_TEST(test_limit_follows_rlimit)
 	/* Validity is judged against RLIMIT_NOFILE when the action is added. */
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
 		/* valgrind keeps descriptors of its own at the top of the range */
-		fprintf(stderr, "SKIP %s: cannot lower RLIMIT_NOFILE here (%s)\n", __func__,
+		say_skip("SKIP %s: cannot lower RLIMIT_NOFILE here (%s)\n", __func__,
 		        strerror(errno));
 		return;
 	}

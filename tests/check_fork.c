@@ -185,7 +185,7 @@ START_TEST(test_fork_while_spawning)
 
 	REQUIRE_LANDLOCK();
 #ifdef FORK_BETWEEN_SPAWNS
-	fprintf(stderr, "SKIP test_fork_while_spawning (a fork inside a spawn): the address sanitizer's allocator is not fork-safe "
+	say_skip("SKIP test_fork_while_spawning (a fork inside a spawn): the address sanitizer's allocator is not fork-safe "
 	        "in this runtime; the forks come between spawns\n");
 #endif
 	gate_init();

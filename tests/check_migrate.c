@@ -139,7 +139,7 @@ START_TEST(test_readenv_lists)
 		ck_assert_int_eq(run_scoped(&s, read_secret, NULL), 1);
 		ck_assert_int_ne(run_scoped(&s, write_mine, NULL), 0);
 	} else {
-		fprintf(stderr, "SKIP test_readenv_lists (the confinement): %s\n", no_landlock_why());
+		say_skip("SKIP test_readenv_lists (the confinement): %s\n", no_landlock_why());
 	}
 	sbx_scopeattr_destroy(&s);
 }

@@ -60,7 +60,7 @@ static void teardown(void)
 #define REQUIRE_FILTERS()                                                                   \
 	do {                                                                                \
 		if (!(syscall(SYS_seccomp, 1, 0, NULL) < 0 && errno == EFAULT)) {         \
-			fprintf(stderr, "SKIP %s: no seccomp filter can be installed here "       \
+			say_skip("SKIP %s: no seccomp filter can be installed here "       \
 			        "(%s)\n", __func__, emulated() ? "qemu-user" : strerror(errno)); \
 			return;                                                             \
 		}                                                                           \
@@ -139,7 +139,7 @@ START_TEST(test_limits_of_caller)
 	REQUIRE_FILTERS();
 	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &fsize0), 0);
 	if (fsize0.rlim_max < 1048576 * 2) {
-		fprintf(stderr, "SKIP test_limits_of_caller: RLIMIT_FSIZE's hard limit is below 2 MiB "
+		say_skip("SKIP test_limits_of_caller: RLIMIT_FSIZE's hard limit is below 2 MiB "
 		        "here\n");
 		return;
 	}
@@ -150,7 +150,7 @@ START_TEST(test_limits_of_caller)
 
 	ck_assert_int_eq(getrlimit(RLIMIT_CORE, &core0), 0);
 	if (core0.rlim_max == 0) {
-		fprintf(stderr, "SKIP test_limits_of_caller (RLIMIT_CORE): its hard limit is 0 here, "
+		say_skip("SKIP test_limits_of_caller (RLIMIT_CORE): its hard limit is 0 here, "
 		        "nothing can raise it\n");
 		return;
 	}
@@ -184,7 +184,7 @@ START_TEST(test_priority_of_caller)
 	errno = 0;
 	nice0 = getpriority(PRIO_PROCESS, 0);
 	if (nice0 >= 17) {
-		fprintf(stderr, "SKIP test_priority_of_caller: this process's nice value is %d "
+		say_skip("SKIP test_priority_of_caller: this process's nice value is %d "
 		        "already, too close to 19 to be raised three times\n", nice0);
 		return;
 	}
@@ -221,7 +221,7 @@ START_TEST(test_affinity_of_caller)
 	REQUIRE_FILTERS();
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus0), &cpus0), 0);
 	if (CPU_COUNT(&cpus0) < 2) {
-		fprintf(stderr, "SKIP test_affinity_of_caller: this process may run on one CPU only; "
+		say_skip("SKIP test_affinity_of_caller: this process may run on one CPU only; "
 		        "no pinning could show\n");
 		return;
 	}
@@ -247,7 +247,7 @@ START_TEST(test_scheduling_of_caller)
 {
 	REQUIRE_FILTERS();
 	if (sched_getscheduler(0) != SCHED_OTHER) {
-		fprintf(stderr, "SKIP test_scheduling_of_caller: this process does not run "
+		say_skip("SKIP test_scheduling_of_caller: this process does not run "
 		        "SCHED_OTHER (%d)\n", sched_getscheduler(0));
 		return;
 	}
@@ -303,7 +303,7 @@ START_TEST(test_keyrings)
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 ||
 	    (key = syscall(SYS_add_key, "user", "sbxtest", "caller-secret", 13,
 	                   KEY_SPEC_SESSION_KEYRING)) < 0) {
-		fprintf(stderr, "SKIP test_keyrings: keyrings are refused here without the library "
+		say_skip("SKIP test_keyrings: keyrings are refused here without the library "
 		        "(%s: a container's seccomp profile, or no keys in this kernel)\n",
 		        strerror(errno));
 		return;
@@ -317,7 +317,11 @@ START_TEST(test_keyrings)
 	ck_assert_str_eq(act(&none_kept, ARGV("key-update", id, "by-the-child")), "EPERM");
 	ck_assert_str_eq(act(&kept, ARGV("key-read", id)), "ok");
 	ck_assert_msg(strstr(last, "key: rewritten"), "%s", last);
-	if (geteuid() != 0 || !nobody_can_run(NUDGE, __func__, "under another user ID"))
+	if (geteuid() != 0) {
+		say_skip("SKIP %s (under another user ID): becoming one needs root\n", __func__);
+		return;
+	}
+	if (!nobody_can_run(NUDGE, __func__, "under another user ID"))
 		return;
 	sbx_scopeattr_t other;
 
@@ -353,7 +357,7 @@ START_TEST(test_proc_tunables_open)
 	char more[16];
 
 	if (adj > 990) {
-		fprintf(stderr, "SKIP test_proc_tunables_open: oom_score_adj is %d already\n", adj);
+		say_skip("SKIP test_proc_tunables_open: oom_score_adj is %d already\n", adj);
 		return;
 	}
 	snprintf(more, sizeof(more), "%d", adj + 1);
@@ -364,7 +368,11 @@ START_TEST(test_proc_tunables_open)
 	ck_assert_int_eq(read_int("/proc/self/oom_score_adj"), adj + 2);
 	ck_assert_str_eq(act(&none_kept, ARGV("read-proc", "cmdline")), "ok");
 	ck_assert_msg(strstr(last, "check_sbxspawn"), "%s", last);
-	if (geteuid() != 0 || !nobody_can_run(NUDGE, __func__, "the remedy, another user ID"))
+	if (geteuid() != 0) {
+		say_skip("SKIP %s (the remedy, another user ID): becoming one needs root\n", __func__);
+		return;
+	}
+	if (!nobody_can_run(NUDGE, __func__, "the remedy, another user ID"))
 		return;
 	sbx_scopeattr_t other;
 

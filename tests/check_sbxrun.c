@@ -499,7 +499,7 @@ START_TEST(test_sbxrun_privilege)
 
 	REQUIRE_LANDLOCK();
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s: needs root, to have privilege to keep or drop\n", __func__);
+		say_skip("SKIP %s: needs root, to have privilege to keep or drop\n", __func__);
 		return;
 	}
 	char *kept[] = { SBXRUN, "--deny", "/srv/sbx-none", FSOP, "openw",

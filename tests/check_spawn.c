@@ -250,7 +250,7 @@ static void assert_ignored(const char *out, unsigned long long want, const char 
 	unsigned long long ign;
 
 	if (emulated()) {
-		fprintf(stderr, "SKIP %s (what is ignored): the probe runs under the emulator "
+		say_skip("SKIP %s (what is ignored): the probe runs under the emulator "
 		        "(qemu-user), whose own signal dispositions the kernel shows\n", test);
 		return;
 	}
@@ -357,7 +357,7 @@ START_TEST(test_scheduling)
 	unsupported = posix_spawnattr_setschedpolicy(&probe, SCHED_OTHER) == ENOSYS;
 	posix_spawnattr_destroy(&probe);
 	if (unsupported) {
-		fprintf(stderr, "SKIP %s: the C library has no scheduling in posix_spawnattr_t "
+		say_skip("SKIP %s: the C library has no scheduling in posix_spawnattr_t "
 		        "(ENOSYS)\n", __func__);
 		return;
 	}
@@ -409,7 +409,7 @@ START_TEST(test_scheduling)
 		free(out);
 		ways_destroy(&d);
 	} else {
-		fprintf(stderr, "SKIP %s: SCHED_FIFO needs root\n", __func__);
+		say_skip("SKIP %s: SCHED_FIFO needs root\n", __func__);
 	}
 }
 END_TEST
@@ -421,13 +421,13 @@ START_TEST(test_resetids)
 	char *out;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP %s: needs root to change the effective id\n", __func__);
+		say_skip("SKIP %s: needs root to change the effective id\n", __func__);
 		return;
 	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* The probe, built with the sanitizer too, cannot start with effective
 	 * ids that differ from the real ones (a secure-exec process). */
-	fprintf(stderr, "SKIP %s: sanitizer build\n", __func__);
+	say_skip("SKIP %s: sanitizer build\n", __func__);
 	return;
 #endif
 	/* Effective ids differ from the real ones, the real ones stay root;
@@ -472,7 +472,7 @@ START_TEST(test_usevfork_and_unknown_flag)
 	 * spawn anyway (set by a newer C library) is EINVAL, and nothing runs.
 	 * The portable build hands the attributes to the system as they are. */
 	if (!SBX_BUILD_LANDLOCK) {
-		fprintf(stderr, "SKIP %s (an unknown flag): the portable build's posix_spawn "
+		say_skip("SKIP %s (an unknown flag): the portable build's posix_spawn "
 		        "judges the attributes\n", __func__);
 		return;
 	}
@@ -551,7 +551,7 @@ START_TEST(test_action_errors)
 	/* Add-time errors are the same as glibc's (elsewhere, the file_actions
 	 * suite checks them against glibc's rule). */
 #ifndef __GLIBC__
-	fprintf(stderr, "SKIP %s (add-time errors beside the C library): it is not glibc, "
+	say_skip("SKIP %s (add-time errors beside the C library): it is not glibc, "
 	        "whose checks these are\n", __func__);
 	return;
 #endif

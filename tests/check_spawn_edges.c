@@ -354,7 +354,7 @@ START_TEST(test_file_action_failures)
 	w_tcsetpgrp(&d, unused);
 	action_fails(&d, EBADF);
 #else
-	fprintf(stderr, "SKIP %s (tcsetpgrp's failures): the C library has no "
+	say_skip("SKIP %s (tcsetpgrp's failures): the C library has no "
 	        "posix_spawn_file_actions_addtcsetpgrp_np to compare with\n", __func__);
 #endif
 	/* Closing what is not open is no failure. */
@@ -413,7 +413,7 @@ START_TEST(test_attribute_failures)
 	ck_assert_int_eq(setrlimit(RLIMIT_RTPRIO, &none), 0);
 	ways_init(&d);
 	if (posix_spawnattr_setschedpolicy(&d.attr, SCHED_FIFO) == ENOSYS) {
-		fprintf(stderr, "SKIP %s (a real-time policy): the C library keeps no scheduling "
+		say_skip("SKIP %s (a real-time policy): the C library keeps no scheduling "
 		        "in posix_spawnattr_t\n", __func__);
 	} else {
 		posix_spawnattr_setschedparam(&d.attr, &sp);
@@ -557,7 +557,7 @@ START_TEST(test_caller_descriptors_high)
 
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_max < 2048) {
-		fprintf(stderr, "SKIP %s: the hard descriptor limit is below 2048 here\n", __func__);
+		say_skip("SKIP %s: the hard descriptor limit is below 2048 here\n", __func__);
 		return;
 	}
 	rl.rlim_cur = 2048;
@@ -761,7 +761,7 @@ START_TEST(test_compile_without_room)
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
 	lim = (struct rlimit){ 1024, saved.rlim_max < 1024 ? saved.rlim_max : 1024 };
 	if (saved.rlim_max < 1024) {
-		fprintf(stderr, "SKIP %s: the hard descriptor limit is below 1024 here\n", __func__);
+		say_skip("SKIP %s: the hard descriptor limit is below 1024 here\n", __func__);
 		return;
 	}
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);

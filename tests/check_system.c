@@ -89,7 +89,7 @@ static int ref;
 #else
 #define REFERENCE()                                                                      \
 	(ref = SBX_NULL,                                                                 \
-	 fprintf(stderr, "SKIP %s (system(3)): this C library's system(3) is not the "     \
+	 say_skip("SKIP %s (system(3)): this C library's system(3) is not the "     \
 	         "reference, glibc's: the sbx_system ways are held to each other\n", __func__))
 #endif
 
@@ -170,7 +170,7 @@ START_TEST(test_missing_shell)
 	REFERENCE();
 	if (emulated() && ref == LIBC) {
 		ref = SBX_NULL;
-		fprintf(stderr, "SKIP %s (system(3)): under an emulator the C library's posix_spawn "
+		say_skip("SKIP %s (system(3)): under an emulator the C library's posix_spawn "
 		        "cannot tell a failed exec (0, and a child that exits 127): the sbx_system "
 		        "ways are held to each other\n", __func__);
 	}

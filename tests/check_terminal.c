@@ -149,10 +149,10 @@ static bool filters_here(const char *test)
 #if defined(__x86_64__) || defined(__aarch64__)
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL) < 0 && errno == EFAULT)
 		return true;
-	fprintf(stderr, "SKIP %s: no seccomp filter can be installed here (%s)\n", test,
+	say_skip("SKIP %s: no seccomp filter can be installed here (%s)\n", test,
 	        strerror(errno));
 #else
-	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", test);
+	say_skip("SKIP %s: no filter is known for this architecture\n", test);
 #endif
 	return false;
 }
@@ -164,11 +164,11 @@ static bool i386_served(const char *verdict, const char *test)
 #if defined(__x86_64__)
 	if (strncmp(verdict, "signal", 6) != 0)
 		return true;
-	fprintf(stderr, "SKIP %s (the i386 entry): int $0x80 is not served here (%s)\n", test,
+	say_skip("SKIP %s (the i386 entry): int $0x80 is not served here (%s)\n", test,
 	        verdict);
 #else
 	(void)verdict;
-	fprintf(stderr, "SKIP %s (the i386 entry): not an x86_64 machine\n", test);
+	say_skip("SKIP %s (the i386 entry): not an x86_64 machine\n", test);
 #endif
 	return false;
 }
@@ -249,7 +249,13 @@ START_TEST(test_injection_refused_nobody)
 	const char *input;
 	char *dir;
 
-	if (!filters_here(__func__) || geteuid() != 0 || !nobody_can_run(TTY, __func__, "uid 65534"))
+	if (!filters_here(__func__))
+		return;
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: becoming uid 65534 needs root\n", __func__);
+		return;
+	}
+	if (!nobody_can_run(TTY, __func__, "uid 65534"))
 		return;
 	scope_make(&s, &dir);
 	ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
@@ -350,7 +356,7 @@ START_TEST(test_terminal_use)
 	/* What it shows is that the filter lets these through; an emulator
 	 * installs no filter, and passes not every terminal request on. */
 	if (emulated()) {
-		fprintf(stderr, "SKIP %s: the emulator (qemu-user) installs no seccomp filter, and "
+		say_skip("SKIP %s: the emulator (qemu-user) installs no seccomp filter, and "
 		        "does not pass every terminal request through\n", __func__);
 		return;
 	}

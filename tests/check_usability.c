@@ -273,7 +273,7 @@ static void readme_configure(const char *configure)
 	write_file(join(t.mine, "probe.txt.in"), "made by @PACKAGE_NAME@\n", 0644);
 	if (run_scoped_cwd(NULL, t.mine, ARGV("/bin/sh", "-c", "autoconf 2>&1"), NULL) != 0 ||
 	    access(configure, X_OK)) {
-		fprintf(stderr, "SKIP test_readonly_devices (a real configure): no autoconf here\n");
+		say_skip("SKIP test_readonly_devices (a real configure): no autoconf here\n");
 		return;
 	}
 	mkdir(tmp, 0755);
@@ -538,7 +538,7 @@ START_TEST(test_busy_dir_between_spawns)
 	 * have no name left, by a file handle, which only a caller with
 	 * CAP_DAC_READ_SEARCH may open: any other compiles again. */
 	if (!handles_open()) {
-		fprintf(stderr, "SKIP %s (reuse after an unlink): this caller cannot open file "
+		say_skip("SKIP %s (reuse after an unlink): this caller cannot open file "
 		        "handles (no CAP_DAC_READ_SEARCH): it compiles again\n", __func__);
 		ck_assert_int_eq(compiles, 2);
 		compiles = 1;

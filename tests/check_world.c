@@ -439,7 +439,7 @@ START_TEST(test_overlay_second_name)
 	mkdir(granted, 0755);
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", t.other, upper, work);
 	if (mount("overlay", merged, "overlay", 0, opts)) {
-		fprintf(stderr, "SKIP %s: no overlay here (%s)\n", __func__, strerror(errno));
+		say_skip("SKIP %s: no overlay here (%s)\n", __func__, strerror(errno));
 		return;
 	}
 	/* Its lower directory denied: the merged view, an entry of an
@@ -494,7 +494,7 @@ START_TEST(test_overlay_layers_misnamed)
 		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
 		         named ? "other" : link, upper, work);
 		if (mount("overlay", merged, "overlay", 0, opts)) {
-			fprintf(stderr, "SKIP %s: no overlay here (%s)\n", __func__, strerror(errno));
+			say_skip("SKIP %s: no overlay here (%s)\n", __func__, strerror(errno));
 			ck_assert_int_eq(chdir(cwd), 0);
 			return;
 		}
@@ -684,7 +684,12 @@ START_TEST(test_linked_away_without_handles)
 	pid_t pid;
 
 	REQUIRE_LANDLOCK();
-	ck_assert(!unlink_compiles("tmp1") || geteuid() != 0);
+	/* With file handles (root), a plain unlink is told from a move. */
+	if (geteuid() == 0)
+		ck_assert(!unlink_compiles("tmp1"));
+	else
+		say_skip("SKIP %s (a plain unlink told from a move): this caller cannot open file "
+		         "handles (no CAP_DAC_READ_SEARCH); the part without them runs\n", __func__);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -742,7 +747,7 @@ START_TEST(test_coarse_timestamps)
 	case MOUNT_NS_USER:
 		/* ext4 cannot be mounted in a user namespace, nor a loop
 		 * device set up there. */
-		fprintf(stderr, "SKIP %s: loop-mounting an ext4 image needs CAP_SYS_ADMIN in the "
+		say_skip("SKIP %s: loop-mounting an ext4 image needs CAP_SYS_ADMIN in the "
 		        "initial user namespace (real root); a user namespace of its own is all "
 		        "there is here\n", __func__);
 		return;
@@ -757,7 +762,7 @@ START_TEST(test_coarse_timestamps)
 	         "truncate -s 16M %s && mkfs.ext4 -q -I 128 -F %s >/dev/null 2>&1 && mount -o loop %s %s",
 	         img, img, img, fs);
 	if (system(cmd) != 0) {
-		fprintf(stderr, "SKIP %s: cannot make and loop-mount an ext4 (e2fsprogs, loop devices)\n",
+		say_skip("SKIP %s: cannot make and loop-mount an ext4 (e2fsprogs, loop devices)\n",
 		        __func__);
 		return;
 	}
@@ -811,7 +816,7 @@ START_TEST(test_coarse_timestamps)
 	/* Whether a compile and a swap fit in one second is the machine's
 	 * load, not the library: where none did, the test says so. */
 	if (!tried)
-		fprintf(stderr, "SKIP %s: never fit a compile and a swap into one second in 20 tries "
+		say_skip("SKIP %s: never fit a compile and a swap into one second in 20 tries "
 		        "(load %.2f): the race was not tried\n", __func__, load_average());
 	sbx_scopeattr_destroy(&s);
 	umount2(fs, MNT_DETACH);

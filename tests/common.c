@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <ftw.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,28 @@ static void remember(const char *d)
 			made[i] = strdup(d);
 			return;
 		}
+}
+
+void say_skip(const char *fmt, ...)
+{
+	const char *dir = getenv("SBX_TEST_DIR");
+	char line[4096], *fn;
+	va_list ap;
+	int fd;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* "SKIP test_x_fn: ..." says test_x, as Check does. */
+	if ((fn = strstr(line, "_fn")) && strcspn(line + 5, " :(") == (size_t)(fn - line - 5))
+		memmove(fn, fn + 3, strlen(fn + 3) + 1);
+	fputs(line, stderr);
+	if (dir && (fd = open(join(dir, ".skips"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	                      0644)) >= 0) {
+		if (write(fd, line, strlen(line)) < 0)
+			perror("the runner's count of SKIP lines");
+		close(fd);
+	}
 }
 
 char *make_tmpdir(void)
@@ -260,11 +283,40 @@ void seccomp_fail_(long nr, int err, const char *test)
 	if (emulated()) {
 		/* The test provokes its failure with a filter; qemu-user
 		 * installs none for its guest (EINVAL). */
-		fprintf(stderr, "SKIP %s: the emulator refuses seccomp filters (%s)\n", test,
+		say_skip("SKIP %s: the emulator refuses seccomp filters (%s)\n", test,
 		        strerror(saved));
 		exit(0);
 	}
 	ck_abort_msg("seccomp: %s", strerror(saved));
+}
+
+int mutate_filter(long nr, bool only_with_program)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 5),
+		/* seccomp(SET_MODE_FILTER, flags, program): a NULL program (a
+		 * probe) goes through to the kernel. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+
+	if (!only_with_program) {
+		/* Every call of it: straight to the answer 0. */
+		filter[1].jt = 4;
+	}
+	/* With CAP_SYS_ADMIN, without no_new_privs: a run as root keeps what
+	 * its tests look at (set-user-ID programs, sbxrun --status). */
+	if (!syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return 0;
+	if (prctl_no_new_privs())
+		return errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ? errno : 0;
 }
 
 int prctl_no_new_privs(void)
@@ -290,10 +342,10 @@ bool nobody_can_run(const char *path, const char *test, const char *part)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return true;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
-		fprintf(stderr, "SKIP %s (%s): becoming uid 65534 needs root (setresuid: not "
+		say_skip("SKIP %s (%s): becoming uid 65534 needs root (setresuid: not "
 		        "permitted for this user)\n", test, part);
 	else
-		fprintf(stderr, "SKIP %s (%s): uid 65534 cannot execute %s: build where other "
+		say_skip("SKIP %s (%s): uid 65534 cannot execute %s: build where other "
 		        "users may search the tree\n", test, part, path);
 	return false;
 }
@@ -438,7 +490,7 @@ enum mount_ns private_mounts(const char *test)
 	if (ns == MOUNT_NS_USER)
 		userns_limits(why, sizeof(why), false);
 skip:
-	fprintf(stderr, "SKIP %s: cannot make a mount namespace here: %s\n", test, why);
+	say_skip("SKIP %s: cannot make a mount namespace here: %s\n", test, why);
 	return MOUNT_NS_NONE;
 }
 

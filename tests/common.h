@@ -41,6 +41,10 @@ Suite *suite_system(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 
+/* A SKIP line on stderr, "SKIP TEST[ (PART)]: why", the test named without
+ * Check's _fn; counted for the runner's summary (tests/runner.c). */
+void say_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* A fresh temporary directory (absolute); removed by rm_rf. */
 char *make_tmpdir(void);
 void rm_rf(const char *path);
@@ -77,7 +81,7 @@ const char *no_landlock_why(void);
 #define REQUIRE_LANDLOCK()                                                            \
 	do {                                                                          \
 		if (landlock_abi() <= 0) {                                            \
-			fprintf(stderr, "SKIP %s: %s\n", __func__, no_landlock_why()); \
+			say_skip("SKIP %s: %s\n", __func__, no_landlock_why()); \
 			return;                                                       \
 		}                                                                     \
 	} while (0)
@@ -106,6 +110,10 @@ void show_proc(void);
 void seccomp_fail_(long nr, int err, const char *test);
 
 int prctl_no_new_privs(void);
+/* The runner's mutation (tests/runner.c): system call nr returns 0 and does
+ * nothing, for this process and its children; with only_with_program, only
+ * where its third argument is not NULL.  0, or the errno. */
+int mutate_filter(long nr, bool only_with_program);
 
 /* Whether uid and gid 65534 may execute path (every directory above it
  * searchable by them); where they may not (a build tree in a 0700 home,

@@ -27,7 +27,7 @@ bool emulated(void);
 #define SKIP_IF_EMULATED_THREADS()                                                   \
 	do {                                                                         \
 		if (emulated()) {                                                    \
-			fprintf(stderr, "SKIP %s: %s\n", __func__, EMULATED_THREADS_WHY); \
+			say_skip("SKIP %s: %s\n", __func__, EMULATED_THREADS_WHY); \
 			return;                                                      \
 		}                                                                    \
 	} while (0)

@@ -411,12 +411,12 @@ char *ways_run(struct ways *d, bool search, const char *file, char *const argv[]
 	char *out;
 
 	if (d->lacks) {
-		fprintf(stderr, "SKIP %s (the comparison with the C library): it has no %s; "
+		say_skip("SKIP %s (the comparison with the C library): it has no %s; "
 		        "the library's three ways are compared with each other and the test's "
 		        "expectations\n", d->test, d->lacks);
 		first = WAY_NULL;
 	} else if (want_ret && emulated()) {
-		fprintf(stderr, "SKIP %s (the comparison of a failure with the C library): "
+		say_skip("SKIP %s (the comparison of a failure with the C library): "
 		        "under the emulator (qemu-user) its posix_spawn cannot tell a failed "
 		        "child\n", d->test);
 		first = WAY_NULL;
