@@ -338,14 +338,15 @@ static int userns_open_tree(char **a)
 
 /* ---- other processes -------------------------------------------------------- */
 
+/* Attached with PTRACE_SEIZE, which stops nothing: PTRACE_ATTACH's SIGSTOP,
+ * left pending by a detach before the stop, stopped the process for good
+ * once the attach worked (the test's own control does it to its process).
+ * Its exit detaches it. */
 static int do_ptrace(char **a)
 {
 	pid_t pid = (pid_t)atoi(a[0]);
-	long r = step("attach", ptrace(PTRACE_ATTACH, pid, NULL, NULL));
 
-	if (r == 0)
-		ptrace(PTRACE_DETACH, pid, NULL, NULL);
-	return verdict(r);
+	return verdict(step("attach", ptrace(PTRACE_SEIZE, pid, NULL, NULL)));
 }
 
 /* pidfd-getfd PID FD: a copy of another process's descriptor. */
