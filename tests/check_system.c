@@ -44,6 +44,16 @@ static void scope_make(sbx_scopeattr_t *s)
 
 static void setup(void)
 {
+	/* What the environment ignored (nohup: SIGHUP; a background job of a
+	 * shell without job control: SIGINT, SIGQUIT) is not these tests':
+	 * system(3) hands the caller's dispositions on, and a command meant
+	 * to die of SIGHUP would live. */
+	for (int sig = 1; sig < 32; sig++) {
+		struct sigaction sa;
+
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			signal(sig, SIG_DFL);
+	}
 	top = make_tmpdir();
 	unrelated = make_tmpdir();
 	scope_make(&fresh);
