@@ -67,6 +67,7 @@ void say_skip(const char *fmt, ...)
 {
 	const char *dir = getenv("SBX_TEST_DIR");
 	char line[4096], *fn;
+	size_t len;
 	va_list ap;
 	int fd;
 
@@ -74,7 +75,8 @@ void say_skip(const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	/* "SKIP test_x_fn: ..." says test_x, as Check does. */
-	if ((fn = strstr(line, "_fn")) && strcspn(line + 5, " :(") == (size_t)(fn - line - 5))
+	len = strncmp(line, "SKIP ", 5) ? 0 : strcspn(line + 5, " :(");
+	if (len > 3 && !strncmp(fn = line + 5 + len - 3, "_fn", 3))
 		memmove(fn, fn + 3, strlen(fn + 3) + 1);
 	fputs(line, stderr);
 	if (dir && (fd = open(join(dir, ".skips"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
