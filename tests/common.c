@@ -254,7 +254,7 @@ const char *no_landlock_why(void)
 	if (!SBX_BUILD_LANDLOCK)
 		return "this build has no Landlock (portable)";
 	if (syscall(444, NULL, 0, 1) < 0 && errno == ENOSYS && emulated())
-		return "Landlock is not passed through by the emulator (qemu-user: ENOSYS)";
+		return "Landlock is not passed through by the emulator (qemu-user, valgrind: ENOSYS)";
 	return "this kernel has no Landlock";
 }
 
