@@ -216,9 +216,11 @@ struct ident;
 
 /* Descriptors whose close is pending; and where descriptors run short
  * (EMFILE, ENFILE), what else can be let go: spare(arg) lets go of one
- * thing and says whether it did. */
+ * thing and says whether it did.  Room for a run's descriptors (expand.c)
+ * and as many judged alone beside them, whose numbers interleave with the
+ * run's: flushed together, they close in one close_range(2). */
 struct closer {
-	int fd[32];
+	int fd[64];
 	size_t n;
 	bool (*spare)(void *arg);
 	void *arg;

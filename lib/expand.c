@@ -238,6 +238,17 @@ static bool run_add(struct compiler *cc, struct visit *v, const struct judge *j,
 	return true;
 }
 
+/* The run settled before the descriptors judged alone beside it, whose
+ * numbers interleave with its own, would fill the closer: flushed
+ * together, they close in one close_range(2), not one close(2) each. */
+static void make_room(struct compiler *cc, struct visit *v, const struct judge *j, struct run *r)
+{
+	size_t room = sizeof(j->closer->fd) / sizeof(j->closer->fd[0]);
+
+	if (r->n && j->closer->n + r->n + 1 >= room)
+		run_settle(cc, v, j, r);
+}
+
 static void judge_one(struct compiler *cc, struct visit *v, const struct judge *j, size_t i)
 {
 	struct entry *e = &v->l.v[i];
@@ -294,6 +305,7 @@ void sbx__expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t r
 			e->kind = ENTRY_NODE;
 			continue;
 		}
+		make_room(cc, v, &j, &run);
 		if (run.off || !run_fits(cc, e, name) || !run_add(cc, v, &j, &run, i))
 			judge_one(cc, v, &j, i);
 	}
