@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -25,7 +26,12 @@
 
 /* ---- options ---------------------------------------------------------- */
 
-struct options opt = { .scale = 1.0, .csv = "bench/results.csv", .sbxrun = SBXRUN_PATH };
+#ifndef EXECER_PATH
+#define EXECER_PATH "bench/execer"
+#endif
+
+struct options opt = { .scale = 1.0, .csv = "bench/results.csv", .sbxrun = SBXRUN_PATH,
+                       .execer = EXECER_PATH };
 
 _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...)
 {
@@ -247,21 +253,36 @@ void print_targets(void)
 
 /* ---- variants: one spawn and wait, a trial, interleaved rounds -------- */
 
+_Thread_local double last_cpu_ns;
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* One spawn and wait: the time in ns, or -1 with *err (an errno) or *status
- * (the child's, not 0) saying what went wrong. */
+ * (the child's, not 0) saying what went wrong.  last_cpu_ns: the processor
+ * time it took, the spawning thread's and the child's (its whole life,
+ * from the clone to its exit, as the kernel accounts it at the wait). */
 double spawn_wait(const struct variant *v, int *err, int *status)
 {
-	double t0 = now_ns();
+	double t0 = now_ns(), c0 = thread_cpu_ns();
+	struct rusage ru;
 	pid_t pid;
 
 	*status = 0;
 	if ((*err = v->spawn(v, &pid)))
 		return -1;
-	while (waitpid(pid, status, 0) < 0)
+	while (wait4(pid, status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			*err = errno;
 			return -1;
 		}
+	last_cpu_ns = thread_cpu_ns() - c0 + (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	              (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 	return *status ? -1 : now_ns() - t0;
 }
 
@@ -324,9 +345,11 @@ void measure(struct variant *v, int n, int nrounds)
 			if (cur->skip[0])
 				continue;
 			t = spawn_wait(cur, &err, &status);
-			if (t < 0)
+			if (t < 0) {
 				snprintf(cur->skip, sizeof(cur->skip), "failed during the run");
-			else
+			} else {
 				samples_add(&cur->t, t);
+				samples_add(&cur->cpu, last_cpu_ns);
+			}
 		}
 }

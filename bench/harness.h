@@ -21,6 +21,7 @@ struct options {
 	const char *only;   /* comma-separated sections, or NULL for all */
 	const char *csv;
 	const char *sbxrun;
+	const char *execer;  /* a program that only execs its arguments */
 };
 
 extern struct options opt;
@@ -87,9 +88,12 @@ struct variant {
 	char skip[96];  /* why the row is not measured; empty: it is */
 	long rules;     /* from the outcome, -1 where there is none */
 	struct samples t;
+	struct samples cpu; /* processor time, the spawner's and the child's */
 };
 
 double spawn_wait(const struct variant *v, int *err, int *status);
+/* The processor time of this thread's last spawn_wait(), in ns. */
+extern _Thread_local double last_cpu_ns;
 char **argv_new(const char *first, ...);
 void argv_push(char ***v, const char *s);
 void trial(struct variant *v);

@@ -104,6 +104,7 @@ void print_tallied_row(const struct tallied_row *r)
 {
 	const struct variant *v = r->v;
 	double m = median(&v->t), ratio = paired(&v->t, &r->base->t);
+	double xc = paired(&v->cpu, &r->base->cpu);
 	char did[40] = "", rules[24] = "";
 
 	if (v->skip[0]) {
@@ -114,8 +115,8 @@ void print_tallied_row(const struct tallied_row *r)
 		snprintf(did, sizeof(did), "%u/%u/%u", r->t->hits, r->t->relists, r->t->compiles);
 	if (v->rules >= 0)
 		snprintf(rules, sizeof(rules), "%ld", v->rules);
-	printf("  %-34s %9.1f %8.1f %8.1f %7.2fx %6s %13s  %s%s%s\n", r->label, m / 1e3,
-	       pct(&v->t, 10) / 1e3, pct(&v->t, 90) / 1e3, ratio, rules, did,
+	printf("  %-34s %9.1f %8.1f %8.1f %7.2fx %6.2fx %6s %13s  %s%s%s\n", r->label, m / 1e3,
+	       pct(&v->t, 10) / 1e3, median(&v->cpu) / 1e3, ratio, xc, rules, did,
 	       r->target ? r->target : "", r->target ? ": " : "", r->verdict ? r->verdict : "");
 	csv_row(&(struct row){ .section = r->section, .name = r->name ? r->name : r->label,
 	                       .param = r->param, .s = &v->t, .unit = "ns", .ratio = ratio,
@@ -257,10 +258,12 @@ static void reuse_rounds(struct variant *v, struct check *c, int nrounds)
 			}
 			if (v[slot].skip[0])
 				continue;
-			if ((t = spawn_wait(&v[slot], &err, &status)) < 0)
+			if ((t = spawn_wait(&v[slot], &err, &status)) < 0) {
 				snprintf(v[slot].skip, sizeof(v[slot].skip), "failed during the run");
-			else
+			} else {
 				samples_add(&v[slot].t, t);
+				samples_add(&v[slot].cpu, last_cpu_ns);
+			}
 		}
 }
 
@@ -321,7 +324,7 @@ void reuse_section(void)
 	printf("\nreuse: a kept scope (never compiled by the caller, the last compile reused) against"
 	       " the same\ndenials compiled once (a snapshot, which each spawn checks the same way),"
 	       " %d rounds, interleaved;\nspawns: clean hits/re-listed/compiled\n", n);
-	printf("  %-34s %9s %8s %8s %8s %6s %13s  %s\n", "", "median us", "p10", "p90", "x posix",
+	printf("  %-34s %9s %8s %8s %8s %7s %6s %13s  %s\n", "", "median us", "p10", "cpu us", "x posix", "x cpu",
 	       "rules", "spawns", "target");
 	for (int i = 0; i < R_COUNT; i++)
 		print_tallied_row(&(struct tallied_row){
@@ -333,6 +336,7 @@ void reuse_section(void)
 	reuse_outside(n);
 	for (int i = 0; i < R_COUNT; i++) {
 		free(v[i].t.v);
+		free(v[i].cpu.v);
 		if (v[i].scope)
 			sbx_scopeattr_destroy(&reuse_scopes[i]);
 	}

@@ -9,14 +9,15 @@
  * measured in this very run.  Targets are printed as PASS or MISS; a miss
  * never fails the run.
  *
- * Sections (BENCH_ONLY=spawn,memory,threads,reuse,churn,compile,scale
- * picks some):
+ * Sections (BENCH_ONLY=spawn,memory,threads,reuse,churn,compile,newscope,
+ * scale picks some):
  *   spawn    spawn-and-wait of /bin/true, every way of doing it
  *   memory   spawn latency from a parent with a small heap and with 1 GiB
  *   threads  throughput of one and of two threads spawning
  *   reuse    a kept scope reused against the same scope compiled once
  *   churn    a kept scope while another process churns a directory it lists
  *   compile  the compiler's cost per rule against the bare system calls
+ *   newscope a new scope per spawn from 10 to 10,000 siblings: its slope
  *   scale    1,000 to 100,000 configured paths: time, floor and heap per path
  *
  * BENCH_QUICK=1 runs a quarter of the rounds; BENCH_ROUNDS=N sets the
@@ -27,8 +28,9 @@
  * the targets); fixture.c makes the temporary tree and its scopes;
  * floor.c is the system-call floor the compile and scale sections share;
  * each section has a file of its own (spawn.c, memory.c, threads.c,
- * reuse.c, churn.c, compile.c, scale.c); this one holds main() and the
- * header it prints.
+ * reuse.c, churn.c, compile.c, newscope.c, scale.c; sample.c builds the
+ * kernel's sample launcher for a reference row); this one holds main()
+ * and the header it prints.
  */
 #include "config.h"
 
@@ -95,6 +97,12 @@ int main(int argc, char **argv)
 			compile_section(abi);
 		else
 			printf("\ncompile alone: skipped, this kernel has no Landlock\n");
+	}
+	if (wanted("newscope")) {
+		if (abi)
+			newscope_section(abi);
+		else
+			printf("\nnew scope per spawn by size: skipped, this kernel has no Landlock\n");
 	}
 	if (wanted("scale")) {
 		if (abi)

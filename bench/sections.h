@@ -23,15 +23,20 @@
 #define TARGET_LINEAR 1.2   /* per-rule growth 1k..100k, against the floor's */
 #define TARGET_HEAP 1.1     /* 1 GiB parent against a small one */
 #define TARGET_BWRAP 5.0    /* bwrap's latency over ours */
-#define TARGET_SBXRUN 2.5   /* sbxrun with the denial, against posix_spawn */
+#define TARGET_SBXRUN 1.0   /* sbxrun with the denials, against the kernel's sample
+                             * given the same grants as an allow list */
+#define TARGET_SBXRUN_BARE 1.1 /* sbxrun with no scope, against two plain execs */
 #define TARGET_REUSE 1.10   /* a reuse hit at ~1000 rules, against compiled once */
 #define TARGET_CHURN 1.10   /* a kept scope beside 1,000 files/s, against posix_spawn */
 #define TARGET_SCALE 1.5    /* compile of N configured paths, against the floor */
 #define TARGET_BYTES 300.0  /* heap a scope and its compile keep, per configured path */
+#define TARGET_SLOPE 1.0    /* a new scope per spawn: posix_spawns added per 1,000 rules */
 
 extern char *child_env[];
 
 int spawn_sbx(const struct variant *v, pid_t *pid);
+/* A scope made of v->deny for this one spawn, and destroyed after it. */
+int spawn_sbx_new(const struct variant *v, pid_t *pid);
 /* The rules a spawn of /bin/true with scope s applies (dies if it fails). */
 long spawn_rules(const sbx_scopeattr_t *s);
 
@@ -45,13 +50,16 @@ enum {
 	V_HOME_FRESH,
 	V_HOME_ONCE,
 	V_HOME_FLOOR,
+	V_HOME_FLOOR_SIGNALS,
 	V_HOME_FLOOR_DUTIES,
 	V_HOME_KEPT,
 	V_WIDE_NEW,
 	V_WIDE_FRESH,
 	V_WIDE_ONCE,
+	V_EXEC2,
 	V_SBXRUN_BARE,
 	V_SBXRUN,
+	V_SAMPLE,
 	V_BWRAP,
 	V_COUNT
 };
@@ -59,6 +67,9 @@ enum {
 extern struct variant spawn_rows[V_COUNT];
 
 void setup_spawn_rows(void);
+/* sample.c: the kernel's own sample launcher given the grants of deny as
+ * an allow list, or v->skip saying why not. */
+void setup_sample(struct variant *v, char *const *deny, int n);
 
 /* ---- reuse.c: what each spawn of a kept scope did ------------------------ */
 
@@ -96,5 +107,6 @@ void reuse_section(void);
 void churn_section(void);
 void compile_section(int abi);
 void scale_section(int abi);
+void newscope_section(int abi);
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef SBX_COMPILER_H
 #define SBX_COMPILER_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -210,15 +211,16 @@ const struct file_handle *sbx__listing_handle(const struct listing *l, const str
 int sbx__listing_carry(struct listing *to, const struct listing *from, const struct entry *e);
 
 struct ident;
-struct visit;
 
 /* ---- judge.c: one entry of an expanded directory ------------------------- */
 
 /* Descriptors whose close is pending; and where descriptors run short
  * (EMFILE, ENFILE), what else can be let go: spare(arg) lets go of one
- * thing and says whether it did. */
+ * thing and says whether it did.  Room for a run's descriptors (expand.c)
+ * and as many judged alone beside them, whose numbers interleave with the
+ * run's: flushed together, they close in one close_range(2). */
 struct closer {
-	int fd[32];
+	int fd[64];
 	size_t n;
 	bool (*spare)(void *arg);
 	void *arg;
@@ -282,7 +284,7 @@ struct compiler {
 	struct timespec started;
 	size_t dropped_cap;
 	struct closer closer;
-	struct ident *idents; /* see emit.c */
+	struct ident *idents; /* see links.c */
 	size_t nidents;
 	bool idents_read;
 	struct visit *here;  /* the directory being worked on (emit.c) */
@@ -300,8 +302,42 @@ struct compiler {
 	char vanished_names[256];
 };
 
+/* A failure that is the compile's, not one grant's: kept in cc->err. */
+static inline bool sbx__fatal(struct compiler *cc, int err)
+{
+	if (err == ENOMEM || err == EMFILE || err == ENFILE) {
+		cc->err = err;
+		return true;
+	}
+	return false;
+}
+
+/* A directory being emitted. */
+struct visit {
+	const struct node *n;
+	struct visit *up;       /* the directory above, on the way down */
+	int fd;                 /* -1: let go while descriptors were short */
+	bool lost;              /* let go, and not the same directory again */
+	struct statx sx;
+	long fs_type;
+	const struct mount *mt; /* the mount it is seen through */
+	const char *rel;        /* its path in its filesystem */
+	bool foreign;
+	bool expanded;
+	bool unsettled;         /* entries it dropped, judged */
+	int wd;                 /* its watch, if it was expanded */
+	uint64_t rights;        /* what its entries get */
+	struct listing l;       /* its entries, or its nodes */
+};
+
 /* Emits every grant of the tree into the ruleset. */
 int sbx__emit(struct compiler *cc);
+/* expand.c: lists the directory of v and judges every entry that is not a
+ * node; `have' is what the rules on it and above give its entries
+ * already, `rights' what they get. */
+void sbx__expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t rights);
+/* links.c: the configured path that is the file (dev, ino), or NULL. */
+const char *sbx__links_configured(struct compiler *cc, dev_t dev, ino_t ino);
 void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason why);
 /* Keeps path, where a path of the scope the tree left out led (said
  * there), among what was dropped. */

@@ -149,7 +149,7 @@ int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	}
 	if (out->closed & SBX_CLOSE_IO_URING)
 		out->controls |= SBX_SCOPE_NO_IO_URING;
-	if (out->closed && !(out->filter = sbx__seccomp_build(out->closed)))
+	if (out->closed && !(out->filter = sbx__seccomp_filter(out->closed)))
 		return errno;
 	return 0;
 }

@@ -122,6 +122,20 @@ static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs
 	}
 }
 
+/* Whether anything can be frozen, read-only or denied at all: else
+ * nothing is resolved (a scope that restricts nothing, sbxrun's without
+ * options among them, pays nothing here). */
+static bool restricts(const struct sbx_scope *scope, const struct sbx_ruleset *rs)
+{
+	for (size_t i = 0; i < scope->nrules; i++)
+		if (scope->rules[i].mode != SBX_MODE_ALLOW)
+			return true;
+	for (size_t i = 0; i < rs->ndirs; i++)
+		if (rs->dirs[i].expanded && rs->dirs[i].because)
+			return true;
+	return false;
+}
+
 void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
                           char *const envp[], const sbx_file_actions_t *fa)
 {
@@ -132,7 +146,7 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 	char path[PATH_MAX];
 
 	if (!sbx__wants(scope, SBX_EVENT_FROZEN) ||
-	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD))
+	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD) || !restricts(scope, rs))
 		return;
 	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0)
 		announce(scope, rs, path, SAID_TMPDIR, tmp_what, tmp_remedy, tmp_remedy);

@@ -213,15 +213,16 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_TERMINAL 0x10 /* ioctl TIOCSTI and TIOCLINUX: input pushed into a terminal */
 #define SBX_CLOSE_PROCESSES 0x20 /* limits, priorities, affinity, scheduling of another process */
 #define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
+#define SBX_CLOSE_ALL 0x7f
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */
 bool sbx__seccomp_supported(void);
 /* Whether the kernel takes filters from this process (asked once). */
 bool sbx__seccomp_kernel(void);
-/* The filter closing what `closed' says, or NULL with errno set. */
-struct sock_fprog *sbx__seccomp_build(int closed);
-void sbx__seccomp_free(struct sock_fprog *prog);
+/* The filter closing what `closed' says, built once per process and kept
+ * for its life, or NULL with errno set. */
+const struct sock_fprog *sbx__seccomp_filter(int closed);
 
 /* What refused a confinement, in the three parts of the refusal line
  * "sbxspawn: PROGRAM: not run: WHAT: CALL: WHY": WHAT says who refused
@@ -262,7 +263,7 @@ struct sbx_ruleset {
 	int controls;     /* SBX_SCOPE_NO_* enforced in full */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
 	uint64_t net;     /* the network rights the ruleset handles */
-	struct sock_fprog *filter; /* for closed, or NULL */
+	const struct sock_fprog *filter; /* for closed, or NULL: the process's (seccomp.c) */
 	atomic_uint rules;
 	unsigned ndropped;
 	char **dropped;

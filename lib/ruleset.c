@@ -98,8 +98,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 		sbx__listing_free(&rs->dirs[i].kept);
 	}
 	free(rs->dirs);
-	sbx__seccomp_free(rs->filter);
-	rs->filter = NULL;
+	rs->filter = NULL; /* the process's: kept (seccomp.c) */
 	free(rs->refused_text);
 	rs->refused_text = NULL;
 	rs->fd = rs->mounts_fd = rs->notify_fd = -1;

@@ -35,11 +35,15 @@
  *   its caller's session keyring by possession, which another user ID
  *   keeps, and its user's keyring (add_key, request_key, keyctl fail).
  *
- * A filter is built per compile from what the scope asks (and the
- * terminal's rule, which every scope has), as a list of
- * rules "system call nr, its arguments matching, fails with errno", for the
- * native architecture and its compat one (whose socketcall(2) hides its
- * arguments: it fails whole for the calls a rule would look into).
+ * A filter is made of what the scope closes (and the defaults every scope
+ * has), as a list of rules "system call nr, its arguments matching, fails
+ * with errno", for the native architecture and its compat one (whose
+ * socketcall(2) hides its arguments: it fails whole for the calls a rule
+ * would look into).  Every call the child makes passes it, and the kernel
+ * compiles it at each install: the architecture is looked at once, the
+ * number is found among the few the rules name by halving (JGE), and only
+ * a call some rule names reads its arguments.  Built once per process for
+ * each set of closures (sbx__seccomp_filter).
  */
 #include "config.h"
 
@@ -55,6 +59,7 @@
 
 #include "compat/kernel.h"
 #include "internal.h"
+#include "lib/bpf.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -136,88 +141,6 @@ bool sbx__seccomp_kernel(void)
 	return k == 1;
 }
 
-/* ---- assembling --------------------------------------------------------- */
-
-struct prog {
-	struct sock_filter *v;
-	size_t n, cap;
-	int err;
-};
-
-static void emit(struct prog *p, struct sock_filter f)
-{
-	struct sock_filter *grown;
-
-	if (p->err)
-		return;
-	if (!(grown = sbx__grow(p->v, &p->cap, p->n + 1, sizeof(*p->v)))) {
-		p->err = ENOMEM;
-		return;
-	}
-	p->v = grown;
-	p->v[p->n++] = f;
-}
-
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
-
-/* One test of a rule: (argument & mask) is one of values (n of them), or
- * with `none', none of them. */
-struct test {
-	int arg;
-	unsigned mask;
-	unsigned values[3];
-	int n;
-	bool none;
-};
-
-/* A rule: system call nr with every test passing fails with errno.  The
- * block falls through to the next rule otherwise; A holds the number
- * again at its end. */
-static void rule(struct prog *p, const struct abi *a, int nr, const struct test *tests, int ntests,
-                 int errnum)
-{
-	size_t start = p->n;
-	size_t fails[16], fails_on_match[16];
-	int nfails = 0, nmatches = 0;
-
-	if (nr < 0)
-		return;
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 0));
-	fails[nfails++] = p->n - 1;
-	for (int t = 0; t < ntests; t++) {
-		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(tests[t].arg)));
-		if (tests[t].mask != ~0U)
-			emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, tests[t].mask));
-		for (int v = 0; v < tests[t].n; v++) {
-			bool last = v == tests[t].n - 1;
-
-			if (tests[t].none) {
-				/* A match fails the test; no match, on. */
-				emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-				                                     tests[t].values[v], 0, 0));
-				fails_on_match[nmatches++] = p->n - 1;
-				continue;
-			}
-			/* A match goes on to the next test: past this test's
-			 * remaining comparisons. */
-			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, tests[t].values[v],
-			                                     (unsigned char)(tests[t].n - 1 - v), 0));
-			if (last)
-				fails[nfails++] = p->n - 1;
-		}
-	}
-	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)errnum));
-	/* Every failed test lands here, where the number is loaded again. */
-	for (int f = 0; f < nfails && !p->err; f++)
-		p->v[fails[f]].jf = (unsigned char)(p->n - fails[f] - 1);
-	for (int f = 0; f < nmatches && !p->err; f++)
-		p->v[fails_on_match[f]].jt = (unsigned char)(p->n - fails_on_match[f] - 1);
-	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-	emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, a->mask));
-	if (p->n - start > 255)
-		p->err = E2BIG;
-}
-
 /* Other processes, named by pid: refused but pid 0 (the calling one). */
 static void other_processes(struct prog *p, const struct abi *a)
 {
@@ -230,15 +153,15 @@ static void other_processes(struct prog *p, const struct abi *a)
 	const struct test io_process = { 0, ~0U, { 1 }, 1, false };
 	const struct test io_groups = { 0, ~0U, { 2, 3 }, 2, false };
 
-	rule(p, a, a->prlimit, &other, 1, EPERM);
-	rule(p, a, a->setaffinity, &other, 1, EPERM);
-	rule(p, a, a->setscheduler, &other, 1, EPERM);
-	rule(p, a, a->setparam, &other, 1, EPERM);
-	rule(p, a, a->setattr, &other, 1, EPERM);
-	rule(p, a, a->setpriority, &prio_groups, 1, EPERM);
-	rule(p, a, a->setpriority, (const struct test[]){ prio_process, other_who }, 2, EPERM);
-	rule(p, a, a->ioprio_set, &io_groups, 1, EPERM);
-	rule(p, a, a->ioprio_set, (const struct test[]){ io_process, other_who }, 2, EPERM);
+	sbx__bpf_rule(p, a->prlimit, &other, 1, EPERM);
+	sbx__bpf_rule(p, a->setaffinity, &other, 1, EPERM);
+	sbx__bpf_rule(p, a->setscheduler, &other, 1, EPERM);
+	sbx__bpf_rule(p, a->setparam, &other, 1, EPERM);
+	sbx__bpf_rule(p, a->setattr, &other, 1, EPERM);
+	sbx__bpf_rule(p, a->setpriority, &prio_groups, 1, EPERM);
+	sbx__bpf_rule(p, a->setpriority, (const struct test[]){ prio_process, other_who }, 2, EPERM);
+	sbx__bpf_rule(p, a->ioprio_set, &io_groups, 1, EPERM);
+	sbx__bpf_rule(p, a->ioprio_set, (const struct test[]){ io_process, other_who }, 2, EPERM);
 }
 
 /* The rules of one ABI, after A was loaded with its masked number. */
@@ -255,46 +178,47 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	const struct test injects = { 1, ~0U, { IOCTL_TIOCSTI, IOCTL_TIOCLINUX }, 2, false };
 
 	if (closed & SBX_CLOSE_TERMINAL) {
-		rule(p, a, a->ioctl, &injects, 1, EPERM);
-		rule(p, a, a->ioctl2, &injects, 1, EPERM);
+		sbx__bpf_rule(p, a->ioctl, &injects, 1, EPERM);
+		sbx__bpf_rule(p, a->ioctl2, &injects, 1, EPERM);
 	}
 	if (closed & SBX_CLOSE_PROCESSES)
 		other_processes(p, a);
 	if (closed & SBX_CLOSE_KEYRINGS) {
-		rule(p, a, a->add_key, NULL, 0, EPERM);
-		rule(p, a, a->request_key, NULL, 0, EPERM);
-		rule(p, a, a->keyctl, NULL, 0, EPERM);
+		sbx__bpf_rule(p, a->add_key, NULL, 0, EPERM);
+		sbx__bpf_rule(p, a->request_key, NULL, 0, EPERM);
+		sbx__bpf_rule(p, a->keyctl, NULL, 0, EPERM);
 	}
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
-			rule(p, a, nr, NULL, 0, EPERM);
+			sbx__bpf_rule(p, nr, NULL, 0, EPERM);
 	if (closed & SBX_CLOSE_TCP)
-		rule(p, a, a->socket, (const struct test[]){ inet, stream, tcp }, 3, EACCES);
+		sbx__bpf_rule(p, a->socket, (const struct test[]){ inet, stream, tcp }, 3, EACCES);
 	if (closed & SBX_CLOSE_STREAMS) {
-		rule(p, a, a->socket, (const struct test[]){ inet, stream, not_tcp }, 3, EPROTONOSUPPORT);
-		rule(p, a, a->socket, &smc, 1, EAFNOSUPPORT);
+		sbx__bpf_rule(p, a->socket, (const struct test[]){ inet, stream, not_tcp }, 3, EPROTONOSUPPORT);
+		sbx__bpf_rule(p, a->socket, &smc, 1, EAFNOSUPPORT);
 	}
 	if (closed & SBX_CLOSE_FASTOPEN) {
 		const struct test flags3 = { 3, MSG_FASTOPEN, { MSG_FASTOPEN }, 1, false };
 		const struct test flags2 = { 2, MSG_FASTOPEN, { MSG_FASTOPEN }, 1, false };
 
-		rule(p, a, a->sendto, &flags3, 1, EACCES);
-		rule(p, a, a->sendmsg, &flags2, 1, EACCES);
-		rule(p, a, a->sendmmsg, &flags3, 1, EACCES);
-		rule(p, a, a->sendmsg2, &flags2, 1, EACCES);
-		rule(p, a, a->sendmmsg2, &flags3, 1, EACCES);
+		sbx__bpf_rule(p, a->sendto, &flags3, 1, EACCES);
+		sbx__bpf_rule(p, a->sendmsg, &flags2, 1, EACCES);
+		sbx__bpf_rule(p, a->sendmmsg, &flags3, 1, EACCES);
+		sbx__bpf_rule(p, a->sendmsg2, &flags2, 1, EACCES);
+		sbx__bpf_rule(p, a->sendmmsg2, &flags3, 1, EACCES);
 	}
 	/* socketcall(2) hands its arguments over in memory: its socket and
 	 * send calls fail whole where a rule would have to read them. */
 	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN))) {
-		rule(p, a, a->socketcall, &socketcalls, 1, EAFNOSUPPORT);
-		rule(p, a, a->socketcall, &mmsg, 1, EAFNOSUPPORT);
+		sbx__bpf_rule(p, a->socketcall, &socketcalls, 1, EAFNOSUPPORT);
+		sbx__bpf_rule(p, a->socketcall, &mmsg, 1, EAFNOSUPPORT);
 	}
 }
 
 /* The filter for what `closed' (SBX_CLOSE_*) asks, or NULL (errno: ENOMEM,
- * or ENOTSUP on an architecture it does not know). */
-struct sock_fprog *sbx__seccomp_build(int closed)
+ * E2BIG past a jump's reach, or ENOTSUP on an architecture it does not
+ * know). */
+static struct sock_fprog *build(int closed)
 {
 #ifdef HAVE_ABIS
 	struct prog p = { 0 };
@@ -304,21 +228,22 @@ struct sock_fprog *sbx__seccomp_build(int closed)
 	/* arch: the native ABI, the compat one, or (never met) anything
 	 * else, which is let through.  Past the native rules with a jump of
 	 * its own, whose reach is not a conditional jump's 255. */
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[0].arch, 1, 0));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[0].arch, 1, 0));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	skip_native = p.n - 1;
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, abis[0].mask));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	if (abis[0].mask != ~0U)
+		sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, abis[0].mask));
 	rules_for(&p, &abis[0], closed);
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	sbx__bpf_assemble(&p);
 	if (!p.err)
 		p.v[skip_native].k = (unsigned)(p.n - skip_native - 1);
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[1].arch, 1, 0));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abis[1].arch, 1, 0));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	sbx__bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 	rules_for(&p, &abis[1], closed);
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	sbx__bpf_assemble(&p);
 	if (p.err || !(prog = malloc(sizeof(*prog)))) {
 		free(p.v);
 		errno = p.err ? p.err : ENOMEM;
@@ -333,10 +258,28 @@ struct sock_fprog *sbx__seccomp_build(int closed)
 #endif
 }
 
-void sbx__seccomp_free(struct sock_fprog *prog)
+/* Each filter built once per process, by what it closes, and kept for the
+ * process's life: every ruleset that closes the same shares it, and none
+ * has to outlive another's release.  Built outside any lock; of two
+ * threads building the same one, the second frees its own. */
+static struct sock_fprog *_Atomic built[SBX_CLOSE_ALL + 1];
+
+const struct sock_fprog *sbx__seccomp_filter(int closed)
 {
-	if (prog) {
+	struct sock_fprog *prog, *none = NULL;
+
+	if (closed < 0 || closed > SBX_CLOSE_ALL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((prog = atomic_load(&built[closed])))
+		return prog;
+	if (!(prog = build(closed)))
+		return NULL;
+	if (!atomic_compare_exchange_strong(&built[closed], &none, prog)) {
 		free(prog->filter);
 		free(prog);
+		prog = none;
 	}
+	return prog;
 }

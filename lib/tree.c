@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -40,15 +40,43 @@ static void runtime_path(const char *name, char *out)
 		out[0] = '\0';
 }
 
+/* The loaded object whose segments hold addr, its name into *name.
+ * dl_iterate_phdr(3), not dladdr(3), which looks the nearest symbol up
+ * through the whole of the C library's symbol table. */
+struct holder {
+	uintptr_t addr;
+	const char *name;
+};
+
+static int holds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct holder *h = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && h->addr >= start && h->addr - start < ph->p_memsz) {
+			h->name = info->dlpi_name;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void runtime_of(uintptr_t addr, char *out)
+{
+	struct holder h = { .addr = addr };
+
+	if (addr && dl_iterate_phdr(holds, &h) && h.name && h.name[0] == '/')
+		runtime_path(h.name, out);
+}
+
 static void runtime_probe(void)
 {
-	Dl_info info;
-	unsigned long base = getauxval(AT_BASE);
-
-	if (dladdr((void *)&getpid, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		runtime_path(info.dli_fname, runtime_paths[0]);
-	if (base && dladdr((void *)base, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		runtime_path(info.dli_fname, runtime_paths[1]);
+	runtime_of((uintptr_t)&getpid, runtime_paths[0]);
+	runtime_of((uintptr_t)getauxval(AT_BASE), runtime_paths[1]);
 }
 
 /* Why denying rule i would stop every program, or NULL; a path left out
@@ -59,6 +87,8 @@ static const char *deny_harms(const struct sbx_scope *scope, size_t i, const boo
 
 	if (strcmp(path, "/") == 0)
 		return "denying / would stop every program";
+	/* Looked for once per process, and only by a scope that denies. */
+	sbx__once(&runtime_known, runtime_probe);
 	for (int r = 0; r < 2; r++) {
 		bool readmitted = false;
 
@@ -319,7 +349,6 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 	if (!v || !left || !(t->ignored = malloc((scope->nrules + 1) * sizeof(*t->ignored))) ||
 	    (err = leave_out_links(scope, t, left)))
 		goto fail;
-	sbx__once(&runtime_known, runtime_probe);
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i, left)

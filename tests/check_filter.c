@@ -65,6 +65,12 @@ static uint32_t run(const struct sock_fprog *prog, const struct seccomp_data *d)
 		case BPF_JMP | BPF_JEQ | BPF_K:
 			pc += a == f->k ? f->jt : f->jf;
 			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > f->k ? f->jt : f->jf;
+			break;
 		case BPF_JMP | BPF_JA:
 			pc += f->k;
 			break;
@@ -115,7 +121,7 @@ static uint32_t verdict_args(const struct sock_fprog *prog, uint32_t arch, int n
 START_TEST(test_tcp_roads_read)
 {
 #ifdef ARCH_NATIVE
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN);
 	const uint32_t noproto = SECCOMP_RET_ERRNO | EPROTONOSUPPORT;
 	const uint32_t nofamily = SECCOMP_RET_ERRNO | EAFNOSUPPORT;
 	const uint32_t denied = SECCOMP_RET_ERRNO | EACCES;
@@ -182,7 +188,6 @@ START_TEST(test_tcp_roads_read)
 	 * whole. */
 	ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, 102, 1, 0, 0, 0), nofamily);
 #endif
-	sbx__seccomp_free(prog);
 #else
 	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
 #endif
@@ -215,7 +220,7 @@ START_TEST(test_terminal_read)
 	ck_assert_uint_eq(TIOCSTI, 0x5412);
 	ck_assert_uint_eq(TIOCLINUX, 0x541c);
 	for (int c = 0; c < 2; c++) {
-		struct sock_fprog *prog = sbx__seccomp_build(closed[c]);
+		const struct sock_fprog *prog = sbx__seccomp_filter(closed[c]);
 
 		ck_assert_ptr_nonnull(prog);
 		for (int i = 0; i < 2; i++) {
@@ -255,10 +260,9 @@ START_TEST(test_terminal_read)
 		ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, 16, 0, TIOCSTI, 0, 0),
 		                  SECCOMP_RET_ALLOW);
 #endif
-		sbx__seccomp_free(prog);
 	}
 	/* The cost: a few instructions in all, a few run per call. */
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_TERMINAL);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_TERMINAL);
 
 	ck_assert_uint_le(prog->len, 32);
 	ck_assert_uint_eq(verdict(prog, ARCH_NATIVE, SYS_getpid), SECCOMP_RET_ALLOW);
@@ -266,9 +270,8 @@ START_TEST(test_terminal_read)
 	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, NR_IOCTL, 0, TCGETS, 0, 0),
 	                  SECCOMP_RET_ALLOW);
 	ck_assert_uint_le(executed, 14);
-	sbx__seccomp_free(prog);
 #else
-	ck_assert_ptr_null(sbx__seccomp_build(SBX_CLOSE_TERMINAL));
+	ck_assert_ptr_null(sbx__seccomp_filter(SBX_CLOSE_TERMINAL));
 	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
 #endif
 }
@@ -295,7 +298,7 @@ static const int keyring_nrs[2][3] = { { 217, 218, 219 }, { 309, 310, 311 } };
 START_TEST(test_processes_read)
 {
 #ifdef ARCH_NATIVE
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_PROCESSES);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_PROCESSES);
 	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
 
 	ck_assert_ptr_nonnull(prog);
@@ -331,7 +334,6 @@ START_TEST(test_processes_read)
 #if defined(__x86_64__)
 	ck_assert_uint_eq(verdict_args(prog, ARCH_NATIVE, 302 | 0x40000000, 4242, 0, 0, 0), DENIED);
 #endif
-	sbx__seccomp_free(prog);
 #else
 	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
 #endif
@@ -342,7 +344,7 @@ END_TEST
 START_TEST(test_keyrings_read)
 {
 #ifdef ARCH_NATIVE
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_KEYRINGS);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_KEYRINGS);
 	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
 
 	ck_assert_ptr_nonnull(prog);
@@ -356,15 +358,63 @@ START_TEST(test_keyrings_read)
 		ck_assert_uint_eq(verdict_args(prog, arches[i], process_nrs[i][0], 4242, 0, 0, 0),
 		                  SECCOMP_RET_ALLOW);
 	}
-	sbx__seccomp_free(prog);
 	/* Everything at once still fits one program. */
-	prog = sbx__seccomp_build(SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS |
+	prog = sbx__seccomp_filter(SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS |
 	                          SBX_CLOSE_IO_URING | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN |
 	                          SBX_CLOSE_TCP);
 	ck_assert_ptr_nonnull(prog);
 	ck_assert_uint_eq(verdict_args(prog, ARCH_COMPAT, keyring_nrs[1][2], 0, 0, 0, 0), DENIED);
 	ck_assert_uint_eq(verdict(prog, ARCH_COMPAT, 20), SECCOMP_RET_ALLOW);
-	sbx__seccomp_free(prog);
+#else
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
+
+/* What every scoped child gets, the default rules: built once per process
+ * (the same program for the same closures, another for others), and cheap
+ * to pass: a call no rule names runs a few instructions, not one per rule,
+ * and the whole stays small, for the kernel compiles it at every install.
+ * Each rule read the same as the rules read alone. */
+START_TEST(test_defaults_built_once)
+{
+#ifdef ARCH_NATIVE
+	int defaults = SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS;
+	const struct sock_fprog *prog = sbx__seccomp_filter(defaults);
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+
+	ck_assert_ptr_nonnull(prog);
+	ck_assert_ptr_eq(sbx__seccomp_filter(defaults), prog);
+	ck_assert_ptr_ne(sbx__seccomp_filter(defaults | SBX_CLOSE_IO_URING), prog);
+	ck_assert_ptr_null(sbx__seccomp_filter(SBX_CLOSE_ALL + 1));
+	ck_assert_uint_le(prog->len, 96);
+	for (int i = 0; i < 2; i++) {
+		for (int nr = 0; nr < 460; nr++) {
+			bool named = false;
+			uint32_t alone;
+
+			for (int k = 0; k < 7; k++)
+				named |= nr == process_nrs[i][k];
+			for (int k = 0; k < 3; k++)
+				named |= nr == keyring_nrs[i][k];
+			/* 514: x32's own ioctl, under x86_64's mask. */
+			named |= nr == (i ? NR_IOCTL_COMPAT : NR_IOCTL) || (!i && nr == 514);
+			if (named) {
+				alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_PROCESSES), arches[i], nr,
+				                     7, 7, 0, 0);
+				if (alone == SECCOMP_RET_ALLOW)
+					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_KEYRINGS),
+					                     arches[i], nr, 7, 7, 0, 0);
+				if (alone == SECCOMP_RET_ALLOW)
+					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_TERMINAL),
+					                     arches[i], nr, 7, 7, 0, 0);
+				ck_assert_uint_eq(verdict_args(prog, arches[i], nr, 7, 7, 0, 0), alone);
+				continue;
+			}
+			ck_assert_uint_eq(verdict(prog, arches[i], nr), SECCOMP_RET_ALLOW);
+			ck_assert_uint_le(executed, 12);
+		}
+	}
 #else
 	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
 #endif
@@ -374,7 +424,7 @@ END_TEST
 START_TEST(test_arch_check_read)
 {
 #ifdef ARCH_NATIVE
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_IO_URING);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_IO_URING);
 
 	ck_assert(sbx__seccomp_supported());
 	ck_assert_ptr_nonnull(prog);
@@ -396,10 +446,9 @@ START_TEST(test_arch_check_read)
 	/* x32 calls carry bit 30 on x86_64's own architecture. */
 	ck_assert_uint_eq(verdict(prog, ARCH_NATIVE, IO_URING_SETUP | 0x40000000), DENIED);
 #endif
-	sbx__seccomp_free(prog);
 #else
 	ck_assert(!sbx__seccomp_supported());
-	ck_assert_ptr_null(sbx__seccomp_build(SBX_CLOSE_IO_URING));
+	ck_assert_ptr_null(sbx__seccomp_filter(SBX_CLOSE_IO_URING));
 	ck_assert_int_eq(errno, ENOTSUP);
 	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
 #endif
@@ -422,7 +471,7 @@ static long compat_io_uring_setup(void)
 /* In a child: the filter installed, then io_uring_setup made. */
 static int child_under_filter(int compat)
 {
-	struct sock_fprog *prog = sbx__seccomp_build(SBX_CLOSE_IO_URING);
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_IO_URING);
 
 	if (!prog || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog))
@@ -503,6 +552,7 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_processes_read);
 	tcase_add_test(tc, test_keyrings_read);
+	tcase_add_test(tc, test_defaults_built_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	printf("build: %s; %s; %s\n", SBX_BUILD_KIND, SBX_BUILD_LIBC, SBX_BUILD_HOST);

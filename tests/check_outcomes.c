@@ -124,7 +124,7 @@ START_TEST(test_dropped_grant_vanished)
 END_TEST
 
 /* A directory whose times last moved well before the compile has its
- * entries that are directories proved in runs (emit.c): opened, then the
+ * entries that are directories proved in runs (expand.c): opened, then the
  * directory looked at once.  Aged here past the window in which its times
  * could not tell a change (stamps.c), so that the runs are what is tested. */
 static void age(void)
