@@ -595,9 +595,26 @@ static int limits_want(enum way w, int nfree)
 	return w == WAY_FRESH && nfree < 3 ? EMFILE : 0;
 }
 
+/* glibc's posix_spawn needs no descriptor; another C library's may (musl's
+ * reports the exec through a pipe): there the library's NULL scope, which
+ * needs none either, is the reference at the limit. */
+static enum way limits_reference(const char *test)
+{
+#ifdef __GLIBC__
+	(void)test;
+	return WAY_LIBC;
+#else
+	say_skip("SKIP %s (beside the C library's posix_spawn at the limit): it is not glibc's, "
+	         "and may need descriptors of its own (musl's: a pipe); the library's NULL scope "
+	         "is the reference\n", test);
+	return WAY_NULL;
+#endif
+}
+
 START_TEST(test_descriptor_limits)
 {
 	char *argv[] = { "probe", NULL };
+	enum way ref = limits_reference(__func__);
 
 	for (int nfree = 0; nfree <= 5; nfree++) {
 		struct ways d;
@@ -605,7 +622,7 @@ START_TEST(test_descriptor_limits)
 
 		ways_init(&d);
 		d.free_fds = nfree;
-		for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+		for (enum way w = ref; w < NWAYS; w++) {
 			int want = limits_want(w, nfree);
 
 			r[w] = ways_one(&d, w, false, PROBE, argv);
@@ -618,15 +635,15 @@ START_TEST(test_descriptor_limits)
 			              r[w].ret, strerror(r[w].ret));
 			ck_assert_msg(!*r[w].table_change, "%d free: %s changed the caller's descriptors:%s",
 			              nfree, way_name(w), r[w].table_change);
-			ck_assert_msg(r[w].next_fd == r[WAY_LIBC].next_fd, "%d free: %s: next open %d, not %d",
-			              nfree, way_name(w), r[w].next_fd, r[WAY_LIBC].next_fd);
+			ck_assert_msg(r[w].next_fd == r[ref].next_fd, "%d free: %s: next open %d, not %d",
+			              nfree, way_name(w), r[w].next_fd, r[ref].next_fd);
 			if (want)
 				continue;
-			ck_assert_int_eq(r[w].status, r[WAY_LIBC].status);
-			ck_assert_msg(!strcmp(r[w].out, r[WAY_LIBC].out), "%d free: %s: the child printed\n%s",
+			ck_assert_int_eq(r[w].status, r[ref].status);
+			ck_assert_msg(!strcmp(r[w].out, r[ref].out), "%d free: %s: the child printed\n%s",
 			              nfree, way_name(w), r[w].out);
 		}
-		for (enum way w = WAY_LIBC; w < NWAYS; w++)
+		for (enum way w = ref; w < NWAYS; w++)
 			way_result_free(&r[w]);
 		ways_destroy(&d);
 	}
@@ -650,6 +667,7 @@ static void free_numbers(int *fds, int n)
 START_TEST(test_actions_on_every_free_number)
 {
 	char *argv[] = { "probe", NULL };
+	enum way ref = limits_reference(__func__);
 	int fds[3];
 
 	free_numbers(fds, 3);
@@ -667,7 +685,7 @@ START_TEST(test_actions_on_every_free_number)
 				w_open(&d, fds[k], "/dev/null", O_RDONLY, 0);
 			else
 				w_dup2(&d, 0, fds[k]);
-		for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+		for (enum way w = ref; w < NWAYS; w++) {
 			int want = !SBX_BUILD_LANDLOCK ? limits_want(w, 3)
 			           : fill && w == WAY_FRESH ? EMFILE : 0;
 
@@ -685,11 +703,11 @@ START_TEST(test_actions_on_every_free_number)
 				ck_assert_int_eq(oc.action, 3);
 				continue;
 			}
-			ck_assert_int_eq(r[w].status, r[WAY_LIBC].status);
-			ck_assert_msg(!strcmp(r[w].out, r[WAY_LIBC].out), "%s: the child printed\n%s",
+			ck_assert_int_eq(r[w].status, r[ref].status);
+			ck_assert_msg(!strcmp(r[w].out, r[ref].out), "%s: the child printed\n%s",
 			              way_name(w), r[w].out);
 		}
-		for (enum way w = WAY_LIBC; w < NWAYS; w++)
+		for (enum way w = ref; w < NWAYS; w++)
 			way_result_free(&r[w]);
 		ways_destroy(&d);
 	}
