@@ -252,6 +252,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_rule
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = !once,
 	                             .once = once, .unwatched = once || (how & SBX_COMPILE_UNWATCHED),
+	                             .snapshot = (how & SBX_COMPILE_SNAPSHOT) != 0,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);

@@ -126,6 +126,8 @@ struct sbx_scope {
  * *badlen say which (nothing of the list is added). */
 int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const char **bad,
                        size_t *badlen);
+/* Whether the scope asks nothing of a child (sbx_scopeattr_isempty). */
+bool sbx__scope_empty(const struct sbx_scope *s);
 /* Takes back the rules from index `from' on. */
 void sbx__scope_truncate(struct sbx_scope *s, size_t from);
 
@@ -307,6 +309,7 @@ struct sbx_ruleset {
  * (ENOMEM, EMFILE, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
 #define SBX_COMPILE_ONCE 1      /* for one exec: see struct sbx_ruleset */
 #define SBX_COMPILE_UNWATCHED 2 /* no watch, no handle */
+#define SBX_COMPILE_SNAPSHOT 4  /* sbx_scopeattr_compile()'s: what it drops stays dropped */
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
@@ -328,6 +331,11 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
                 const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 bool sbx__wants(const struct sbx_scope *scope, int kind);
+/* The same, for loggers that keep data: the default logger does not print
+ * it (sbx__default_says). */
+void sbx__event_quiet(const struct sbx_scope *scope, int kind, int err, const char *path,
+                      const char *path2, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* The SBX_EVENT_REFUSED about file.  Where no child writes the refusal
  * line (sbx_execve), the event is that line (without its "sbxspawn: "

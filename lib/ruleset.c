@@ -210,7 +210,7 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
 static int compile_new(struct sbx_scope *s, bool snapshot, bool once, struct sbx_ruleset **out)
 {
 	struct sbx_ruleset *rs = malloc(sizeof(*rs));
-	int how = once ? SBX_COMPILE_ONCE : 0, err;
+	int how = (once ? SBX_COMPILE_ONCE : 0) | (snapshot ? SBX_COMPILE_SNAPSHOT : 0), err;
 
 	if (!rs)
 		return ENOMEM;

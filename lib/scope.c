@@ -267,13 +267,18 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 #define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
                                        SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES))
 
+bool sbx__scope_empty(const struct sbx_scope *s)
+{
+	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
+}
+
 SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int *restrict empty)
 {
 	const struct sbx_scope *s = scope->__scope;
 
 	if (!s || !empty)
 		return EINVAL;
-	*empty = !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
+	*empty = sbx__scope_empty(s);
 	return 0;
 }
 

@@ -436,16 +436,18 @@ START_TEST(test_churn_one_line)
 	/* The outcome lists every one ... */
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_uint_eq(oc.dropped, 150);
-	/* ... and the default logger says it in one line. */
+	/* ... and the default logger says nothing of them, not one line a
+	 * name: the next spawn lists the directory again (a snapshot, which
+	 * keeps them unreachable, says one line: check_said.c). */
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
 	for (char *p = buf; *p; p = strchr(p, '\n') + 1) {
 		char *end = strchr(p, '\n');
 
-		summaries += strstr(p, "150 entries of") && strstr(p, "150 entries of") < end;
+		summaries += strstr(p, "entries of") && strstr(p, "entries of") < end;
 		others += strstr(p, "stays unreachable") && strstr(p, "stays unreachable") < end;
 	}
-	ck_assert_msg(summaries == 1 && others == 0, "%s", buf);
+	ck_assert_msg(summaries == 0 && others == 0, "%s", buf);
 
 	/* What vanished is gone from the directory, which the next spawn
 	 * lists again, with no new compile: the busy directory is not a

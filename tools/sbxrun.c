@@ -333,8 +333,9 @@ static void logger(const sbx_event_t *ev, void *arg)
 	const struct settings *set = arg;
 	const char *m = ev->message;
 
-	if (ev->kind == SBX_EVENT_EXPAND ||
-	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)) ||
+	/* What the library's default logger prints, and the privilege notice
+	 * too: a user of sbxrun can act on it (--uid, --drop-caps). */
+	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
 	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
 		return;
 	/* Written whole, in one line: stderr is unbuffered. */
