@@ -274,6 +274,106 @@ START_TEST(test_said_vanished_only_when_kept)
 }
 END_TEST
 
+/* ---- the directories where users are hit --------------------------------- */
+
+/* Spawns true under s with envp, working in cwd: its wait status. */
+static int spawn_in(const sbx_scopeattr_t *s, const char *cwd, char *const envp[])
+{
+	sbx_file_actions_t fa;
+	pid_t pid;
+	int err;
+
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addchdir(&fa, cwd);
+	err = sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, s, ARGV("true"), envp);
+	sbx_file_actions_destroy(&fa);
+	return err ? -1000 - err : wait_status(pid);
+}
+
+/* A denial beneath the home directory freezes it: said like the working
+ * directory and TMPDIR, once, short, with the remedies that help (not a
+ * re-admission: nothing re-admitted gives a frozen directory new entries;
+ * nor a denial of the files instead: their directory's ancestors freeze
+ * all the same), and the listing flag where it cannot be listed. */
+START_TEST(test_said_home_frozen)
+{
+	char home[4200], tmpdir[4200];
+	char *env[] = { home, tmpdir, NULL };
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	snprintf(home, sizeof(home), "HOME=%s", t.projects);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", t.mine);
+	for (int listable = 0; listable < 2; listable++) {
+		memset(&seen, 0, sizeof(seen));
+		scope_new(&s);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, listable ? SBX_SCOPE_LISTABLE : 0), 0);
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+		ck_assert_int_eq(spawn_in(&s, t.mine, env), 0);
+		ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
+		ck_assert_str_eq(seen.path[SBX_EVENT_FROZEN], t.projects);
+		ck_assert_str_eq(seen.path2[SBX_EVENT_FROZEN], t.other);
+		ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_FROZEN], "(HOME) is frozen by the denial"));
+		ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_FROZEN], "whatever is re-admitted"));
+		ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_FROZEN], "keep what it denies elsewhere, "
+		                                                          "or give the command another HOME"));
+		ck_assert_msg((strstr(seen.text[SBX_EVENT_FROZEN], "SBX_SCOPE_LISTABLE") != NULL) ==
+		              !listable, "%s", seen.text[SBX_EVENT_FROZEN]);
+		ck_assert_msg(strlen(seen.text[SBX_EVENT_FROZEN]) < strlen(t.projects) +
+		                                                     strlen(t.other) + 200,
+		              "not short: %s", seen.text[SBX_EVENT_FROZEN]);
+		/* Once per scope. */
+		ck_assert_int_eq(spawn_in(&s, t.mine, env), 0);
+		ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
+		sbx_scopeattr_destroy(&s);
+	}
+	/* Working in it as well: one line, for both. */
+	memset(&seen, 0, sizeof(seen));
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(spawn_in(&s, t.projects, env), 0);
+	ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_FROZEN], "(the working directory, HOME)"));
+	ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_FROZEN], "or run the command elsewhere with "
+	                                                          "another HOME"));
+	sbx_scopeattr_destroy(&s);
+	/* A home directory a scope makes read-only is what it asked for: not
+	 * said (a working directory there is: the command writes where it
+	 * runs). */
+	memset(&seen, 0, sizeof(seen));
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=/usr");
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.top), 0);
+	ck_assert_int_eq(spawn_in(&s, "/usr", env), 0);
+	ck_assert_msg(!seen.count[SBX_EVENT_FROZEN], "%s", seen.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* Through sbxrun, from elsewhere and from the home directory: one short
+ * line that the home directory is frozen, naming sbxrun's own option for
+ * listing; the command that lists it fails, and the line said why. */
+START_TEST(test_said_sbxrun_home)
+{
+	const char *where[] = { t.mine, t.projects };
+	char cmd[16384];
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	for (int i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "cd %s && HOME=%s exec %s --deny %s -- ls %s", where[i],
+		         t.projects, SBXRUN, t.other, t.projects);
+		ck_assert_int_ne(run_scoped(NULL, ARGV("/bin/sh", "-c", cmd), &out), 0);
+		ck_assert_msg(lines_with(out, "is frozen") == 1, "%s", out);
+		ck_assert_msg(lines_with(out, "HOME) is frozen by the denial") == 1, "%s", out);
+		ck_assert_msg(lines_with(out, "nor listed (--listable)") == 1, "%s", out);
+		ck_assert_msg(!strstr(out, "SBX_SCOPE"), "a library name: %s", out);
+		ck_assert_msg(lines_with(out, "Permission denied") == 1, "%s", out);
+		free(out);
+	}
+}
+END_TEST
+
 Suite *suite_said(void)
 {
 	Suite *su = suite_create("said");
@@ -285,6 +385,8 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_nothing_for_empty_scope);
 	tcase_add_test(tc, test_said_refusal_once);
 	tcase_add_test(tc, test_said_vanished_only_when_kept);
+	tcase_add_test(tc, test_said_home_frozen);
+	tcase_add_test(tc, test_said_sbxrun_home);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -283,9 +283,9 @@ static void readme_configure(const char *configure)
 	                                ARGV(SBXRUN, "--readonly", "/", "--allow", t.mine, "--",
 	                                     "./configure"),
 	                                &out), 0);
-	ck_assert_msg(strstr(out, "sbxrun: /tmp (the temporary directory, TMPDIR unset) is read-only: "
-	                          "it lies in /, so the command can create nothing there; give it a "
-	                          "TMPDIR of its own that the scope grants (--tmpdir DIR)\n"),
+	ck_assert_msg(strstr(out, "sbxrun: /tmp (the temporary directory) is read-only, in /: the "
+	                          "command can create nothing there; give it a TMPDIR the scope "
+	                          "grants (--tmpdir DIR)\n"),
 	              "%s", out);
 	free(out);
 	ck_assert_int_eq(run_scoped_cwd(NULL, t.mine,

@@ -204,7 +204,8 @@ enum sbx_event_kind {
 	SBX_EVENT_EXPAND,        /* debug: path was listed and its siblings are being granted */
 	SBX_EVENT_DOWNGRADED,    /* a requested control is beyond this kernel: path names it */
 	SBX_EVENT_PRIVILEGED,    /* the child keeps uid 0 or capabilities (once per process) */
-	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR or the working directory: path */
+	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR, the working or the home
+	                            directory: path */
 	SBX_EVENT_FAILED,        /* the scope could not be compiled at path: nothing ran */
 	SBX_EVENT_VANISHED,      /* how many entries (path: the first directory) vanished or
 	                            changed while the scope was compiled; each was an
