@@ -60,16 +60,26 @@ static const char *frozen_by(const struct sbx_ruleset *rs, const char *path)
 	return NULL;
 }
 
-/* The rule that decides what the scope gives path (the deepest that covers
- * it, the wider mode at one path), or NULL. */
-static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope, const char *path)
+static bool unapplied(const struct sbx_ruleset *rs, size_t i)
+{
+	for (size_t k = 0; k < rs->nunapplied; k++)
+		if (rs->unapplied[k] == i)
+			return true;
+	return false;
+}
+
+/* The rule that decides what the scope gives path (the deepest applied
+ * one that covers it, the wider mode at one path), or NULL.  A denial the
+ * compile did not apply (of /, of the C runtime) restricts nothing. */
+static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope,
+                                            const struct sbx_ruleset *rs, const char *path)
 {
 	const struct sbx_scope_rule *best = NULL;
 
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const struct sbx_scope_rule *r = &scope->rules[i];
 
-		if (!sbx__path_covers(r->path, path))
+		if (!sbx__path_covers(r->path, path) || unapplied(rs, i))
 			continue;
 		if (!best || strlen(r->path) > strlen(best->path) ||
 		    (!strcmp(r->path, best->path) && r->mode > best->mode))
@@ -112,10 +122,10 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
  * expanded).  What helps: a directory of its own for temporary files; the
  * restricted path kept elsewhere; the command run in a directory the
  * scope grants, or with a home directory of its own. */
-static void say_frozen(const struct sbx_scope *scope, const char *path, const char *roles,
-                       unsigned bits, const char *because)
+static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                       const char *path, const char *roles, unsigned bits, const char *because)
 {
-	const struct sbx_scope_rule *r = rule_at(scope, because);
+	const struct sbx_scope_rule *r = rule_at(scope, rs, because);
 	bool ro = r && r->mode == SBX_MODE_READONLY;
 	char remedy[160];
 
@@ -157,14 +167,14 @@ static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs
 	char roles[128];
 	unsigned bits = roles_of(r, n, path, roles, sizeof(roles));
 	const char *because = frozen_by(rs, path);
-	const struct sbx_scope_rule *rule = because ? NULL : rule_at(scope, path);
+	const struct sbx_scope_rule *rule = because ? NULL : rule_at(scope, rs, path);
 
 	if (!because && (!rule || rule->mode == SBX_MODE_ALLOW || bits == SAID_HOME))
 		return;
 	if (atomic_fetch_or(said, bits) & bits)
 		return; /* said, for one of its roles at least */
 	if (because)
-		say_frozen(scope, path, roles, bits, because);
+		say_frozen(scope, rs, path, roles, bits, because);
 	else
 		say_restricted(scope, path, roles, bits, rule);
 }

@@ -269,6 +269,8 @@ struct sbx_ruleset {
 	atomic_uint rules;
 	unsigned ndropped;
 	char **dropped;
+	size_t *unapplied; /* the scope's rules left out, by index (tree.c) */
+	size_t nunapplied;
 
 	/* For reuse: what the compile read (ruleset.c and reuse.c check it). */
 	atomic_int refs;

@@ -92,6 +92,9 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
+	free(rs->unapplied);
+	rs->unapplied = NULL;
+	rs->nunapplied = 0;
 	for (size_t i = 0; i < rs->ndirs; i++) {
 		free(rs->dirs[i].path);
 		free(rs->dirs[i].because);

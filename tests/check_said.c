@@ -350,6 +350,26 @@ START_TEST(test_said_home_frozen)
 }
 END_TEST
 
+/* A denial the compile does not apply (of /, which would stop every
+ * program) restricts nothing: no directory is said to lie in it. */
+START_TEST(test_said_nothing_of_unapplied_denial)
+{
+	char tmpdir[4200];
+	char *env[] = { tmpdir, NULL };
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", t.mine);
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/"), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(spawn_in(&s, t.third, env), 0);
+	ck_assert_int_eq(seen.count[SBX_EVENT_IGNORED_DENY], 1);
+	ck_assert_msg(!seen.count[SBX_EVENT_FROZEN], "%s", seen.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* Through sbxrun, from elsewhere and from the home directory: one short
  * line that the home directory is frozen, naming sbxrun's own option for
  * listing; the command that lists it fails, and the line said why. */
@@ -387,6 +407,7 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_vanished_only_when_kept);
 	tcase_add_test(tc, test_said_home_frozen);
 	tcase_add_test(tc, test_said_sbxrun_home);
+	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
 	suite_add_tcase(su, tc);
 	return su;
 }
