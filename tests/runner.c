@@ -176,6 +176,7 @@ int main(void)
 	srunner_add_suite(sr, suite_clients());
 	srunner_add_suite(sr, suite_processes());
 	srunner_add_suite(sr, suite_said());
+	srunner_add_suite(sr, suite_explain());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());

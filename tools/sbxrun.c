@@ -79,6 +79,9 @@ static const char usage_text[] =
 	"                   COMMAND does not see them\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
+	"  --explain        the operands are paths, not a command: for each, one line\n"
+	"                   says what a command may do there under the scope given,\n"
+	"                   and which option decides it; run nothing\n"
 	"  --help           this text\n"
 	"  --version        the version\n"
 	"\n"
@@ -306,6 +309,7 @@ struct settings {
 	sbx_scopeattr_t scope;
 	bool require;
 	bool status;
+	bool explain;
 	bool quiet;
 	bool uid_set, gid_set;
 	uid_t uid;
@@ -326,18 +330,13 @@ static const struct {
 	{ "sbx_scopeattr_setids(3)", "--uid/--gid" },
 	{ "sbx_scopeattr_setids", "--uid/--gid" },
 	{ "sbx_scopeattr_settmpdir(3)", "--tmpdir DIR" },
+	{ "sbx_scopeattr_explain(3)", "--explain PATH" },
 };
 
-static void logger(const sbx_event_t *ev, void *arg)
+/* m, with the library's names of calls and flags said as the options that
+ * do them, in one line: "sbxrun: ", or another head. */
+static void print_said(FILE *f, const char *head, const char *m)
 {
-	const struct settings *set = arg;
-	const char *m = ev->message;
-
-	/* What the library's default logger prints, and the privilege notice
-	 * too: a user of sbxrun can act on it (--uid, --drop-caps). */
-	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
-	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
-		return;
 	/* Written whole, in one line: stderr is unbuffered. */
 	char line[20000];
 	size_t len = 0;
@@ -355,7 +354,19 @@ static void logger(const sbx_event_t *ev, void *arg)
 		}
 	}
 	line[len] = '\0';
-	fprintf(stderr, "sbxrun: %s\n", line);
+	fprintf(f, "%s%s\n", head, line);
+}
+
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	const struct settings *set = arg;
+
+	/* What the library's default logger prints, and the privilege notice
+	 * too: a user of sbxrun can act on it (--uid, --drop-caps). */
+	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
+	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
+		return;
+	print_said(stderr, "sbxrun: ", ev->message);
 }
 
 static int add_flags(sbx_scopeattr_t *scope, int flags)
@@ -412,6 +423,12 @@ static int set_quiet(struct settings *set, const char *name, const char *arg)
 static int set_status(struct settings *set, const char *name, const char *arg)
 {
 	set->status = true;
+	return 0;
+}
+
+static int set_explain(struct settings *set, const char *name, const char *arg)
+{
+	set->explain = true;
 	return 0;
 }
 
@@ -534,6 +551,7 @@ static const struct option_spec {
 	{ "abi", true, set_abi },
 	{ "quiet", false, set_quiet },
 	{ "status", false, set_status },
+	{ "explain", false, set_explain },
 	{ "help", false, show_help },
 	{ "version", false, show_version },
 	{ "allow-tcp-bind", true, allow_tcp_bind },
@@ -678,6 +696,29 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
+/* --explain: one line a path, on standard output; 125 where one could not
+ * be explained (said on standard error). */
+static int explain(sbx_scopeattr_t *scope, char **paths)
+{
+	int status = 0;
+
+	for (; *paths; paths++) {
+		sbx_explanation_t x;
+		char shown[4 * 4096 + 4];
+		int err = sbx_scopeattr_explain(scope, *paths, &x);
+
+		sbx__escape(*paths, shown, sizeof(shown) - 2);
+		if (err) {
+			say("%s: %s", *paths, sbx_strerror(err));
+			status = EXIT_FAILED;
+			continue;
+		}
+		strcat(shown, ": ");
+		print_said(stdout, shown, x.message);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	/* Static: alive until exit, whichever way sbxrun leaves. */
@@ -686,6 +727,10 @@ int main(int argc, char **argv)
 
 	if (set.status)
 		return status(set.require);
+	if (set.explain && command >= argc)
+		fail("%s", "--explain needs a path");
+	if (set.explain)
+		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
 	return run(&set.scope, argv + command);

@@ -403,6 +403,59 @@ static inline int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 	return (scope->__flags & SBX_SCOPE_REQUIRE) ? ENOTSUP : 0;
 }
 
+/* ---- explaining a path: with no library, nothing is confined ---------- */
+
+#define SBX_ACCESS_READ 0x1
+#define SBX_ACCESS_WRITE 0x2
+#define SBX_ACCESS_EXECUTE 0x4
+#define SBX_ACCESS_LIST 0x8
+#define SBX_ACCESS_CREATE 0x10
+#define SBX_ACCESS_REMOVE 0x20
+#define SBX_ACCESS_UNLINK 0x40
+
+enum sbx_reason {
+	SBX_REASON_GRANTED = 1, SBX_REASON_DENIED, SBX_REASON_READMITTED, SBX_REASON_READONLY,
+	SBX_REASON_FROZEN, SBX_REASON_UNLISTED, SBX_REASON_DROPPED, SBX_REASON_UNCONFINED,
+	SBX_REASON_REFUSED
+};
+
+typedef struct sbx_explanation {
+	int access, reason;
+	const char *rule, *frozen;
+	int error, exists;
+	const char *message;
+} sbx_explanation_t;
+
+/* Everything, honestly: a child of this program runs unconfined (or, where
+ * the scope requires confinement or asks another uid, does not run). */
+static inline int sbx_scopeattr_explain(const sbx_scopeattr_t *scope, const char *path,
+                                        sbx_explanation_t *out)
+{
+	struct stat st;
+	int refused;
+
+	if (!scope || !scope->__init || !path || !out)
+		return EINVAL;
+	if (!*path)
+		return ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->exists = stat(path, &st) ? 0 : S_ISDIR(st.st_mode) ? 2 : 1;
+	refused = (scope->__flags & (SBX_SCOPE_REQUIRE | SBX_SCOPE_DROP_CAPS)) || scope->__ids;
+	out->reason = refused ? SBX_REASON_REFUSED : SBX_REASON_UNCONFINED;
+	out->error = !refused ? 0 : (scope->__flags & SBX_SCOPE_REQUIRE) ? ENOTSUP : SBX_EREFUSED;
+	out->access = refused ? 0
+	              : SBX_ACCESS_READ | SBX_ACCESS_WRITE | SBX_ACCESS_EXECUTE | SBX_ACCESS_UNLINK |
+	                (out->exists != 1 ? SBX_ACCESS_LIST | SBX_ACCESS_CREATE | SBX_ACCESS_REMOVE
+	                                  : 0);
+	out->message = refused          ? "nothing: no child runs: this program was built without "
+	                                  "libsbxspawn"
+	               : out->exists == 1 ? "read, write, execute, unlink: unconfined: this program "
+	                                  "was built without libsbxspawn"
+	                                : "read, write, execute, list, create, remove, unlink: "
+	                                  "unconfined: this program was built without libsbxspawn";
+	return 0;
+}
+
 /* ---- the environment convention (sbx_scopeattr_readenv(3)) ------------ */
 
 static inline const char *sbx_optional_env(char *const envp[], const char *prefix,

@@ -173,6 +173,58 @@ int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
 int sbx_scopeattr_isempty(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT empty);
 
 /* ------------------------------------------------------------------------
+ * Why a path is reachable, or not
+ * --------------------------------------------------------------------- */
+
+/* What a child may do at a path (sbx_explanation_t.access): to a file,
+ * read, write and execute it; in a directory, the same to the files beneath
+ * it, and list it, create entries in it and remove entries from it; and to
+ * either, remove it from the directory that holds it (unlink, rename). */
+#define SBX_ACCESS_READ 0x1
+#define SBX_ACCESS_WRITE 0x2
+#define SBX_ACCESS_EXECUTE 0x4
+#define SBX_ACCESS_LIST 0x8
+#define SBX_ACCESS_CREATE 0x10
+#define SBX_ACCESS_REMOVE 0x20
+#define SBX_ACCESS_UNLINK 0x40
+
+/* What decides it (sbx_explanation_t.reason); `rule' is the path named. */
+enum sbx_reason {
+	SBX_REASON_GRANTED = 1, /* nothing in the scope restricts it */
+	SBX_REASON_DENIED,      /* beneath the denial rule */
+	SBX_REASON_READMITTED,  /* beneath the re-admission rule (a temporary directory too) */
+	SBX_REASON_READONLY,    /* beneath the read-only path rule */
+	SBX_REASON_FROZEN,      /* on the way to the restricted path rule: listed, its entries
+	                           granted one by one, nothing created or removed in it */
+	SBX_REASON_UNLISTED,    /* not among the entries of a frozen directory (frozen): not
+	                           there, so it cannot be made, or not granted */
+	SBX_REASON_DROPPED,     /* its grant was dropped at the compile (rule: the path dropped;
+	                           error, and the message, say why) */
+	SBX_REASON_UNCONFINED,  /* a child would run unconfined: it may do everything */
+	SBX_REASON_REFUSED      /* no child would run: the confinement would be refused (error) */
+};
+
+typedef struct sbx_explanation {
+	int access;          /* SBX_ACCESS_*: what a child may do there */
+	int reason;          /* enum sbx_reason */
+	const char *rule;    /* the path of the scope that decides it, or NULL */
+	const char *frozen;  /* the restricted path that freezes the directory holding it (it
+	                        cannot be removed, renamed or replaced there), or NULL */
+	int error;           /* why, for SBX_REASON_DROPPED and SBX_REASON_REFUSED; else 0 */
+	int exists;          /* 1 where path is there, 2 where it is a directory, else 0 */
+	const char *message; /* one line: what a child may do, and why */
+	int __reserved[8];
+} sbx_explanation_t;
+
+/* What a child spawned now with scope may do at path (resolved as
+ * sbx_scopeattr_adddeny resolves it), and which path of the scope decides
+ * it.  The answer is a compile's: the scope is compiled for it, against the
+ * running kernel (nothing is kept, no event delivered).  out's strings stay
+ * valid until the calling thread's next call. */
+int sbx_scopeattr_explain(const sbx_scopeattr_t *SBX_RESTRICT scope,
+                          const char *SBX_RESTRICT path, sbx_explanation_t *SBX_RESTRICT out);
+
+/* ------------------------------------------------------------------------
  * The environment convention: one set of variables for every program
  * --------------------------------------------------------------------- */
 
