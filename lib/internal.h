@@ -262,7 +262,8 @@ struct sbx_ruleset {
 	int error;        /* why the ruleset was refused */
 	struct refusal refusal;   /* what refused it */
 	char *refused_text;       /* refusal.why, where it is made for this compile */
-	int controls;     /* SBX_SCOPE_NO_* enforced in full */
+	int controls;     /* SBX_SCOPE_NO_* enforced in full, SBX_SCOPE_LOG_DENIALS */
+	unsigned restrict_flags; /* landlock_restrict_self()'s (logging) */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
 	uint64_t net;     /* the network rights the ruleset handles */
 	const struct sock_fprog *filter; /* for closed, or NULL: the process's (seccomp.c) */

@@ -248,7 +248,8 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
-		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES)
+		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |    \
+		     SBX_SCOPE_LOG_DENIALS)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
@@ -265,7 +266,8 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 /* Only these ask something of the child; the rest say how it is asked, or
  * keep what a NULL scope keeps too. */
 #define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
-                                       SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES))
+                                       SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |   \
+                                       SBX_SCOPE_LOG_DENIALS))
 
 bool sbx__scope_empty(const struct sbx_scope *s)
 {

@@ -29,6 +29,11 @@
 #endif
 #include "lib/escape.h"
 #include "sbxspawn/sbxspawn.h"
+#if SBX_BUILD_LANDLOCK
+#include <sys/wait.h>
+
+#include "tools/denials.h"
+#endif
 
 #define EXIT_FAILED 125
 #define EXIT_CANNOT_EXEC 126
@@ -78,6 +83,10 @@ static const char usage_text[] =
 	"                   programs that read them do (sbx_scopeattr_readenv(3));\n"
 	"                   COMMAND does not see them\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
+	"  --log-denials    the kernel logs what COMMAND is denied to the audit log\n"
+	"  --report-denials after COMMAND ends, print each access it was denied, as\n"
+	"                   the audit log has it (root: CAP_AUDIT_READ; audit on);\n"
+	"                   sbxrun stays, COMMAND runs as its child\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
 	"  --explain        the operands are paths, not a command: for each, one line\n"
 	"                   says what a command may do there under the scope given,\n"
@@ -310,6 +319,7 @@ struct settings {
 	bool require;
 	bool status;
 	bool explain;
+	bool report;
 	bool quiet;
 	bool uid_set, gid_set;
 	uid_t uid;
@@ -432,6 +442,17 @@ static int set_explain(struct settings *set, const char *name, const char *arg)
 	return 0;
 }
 
+static int log_denials(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
+}
+
+static int set_report(struct settings *set, const char *name, const char *arg)
+{
+	set->report = true;
+	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
+}
+
 static int show_help(struct settings *set, const char *name, const char *arg)
 {
 	fputs(usage_text, stdout);
@@ -552,6 +573,8 @@ static const struct option_spec {
 	{ "quiet", false, set_quiet },
 	{ "status", false, set_status },
 	{ "explain", false, set_explain },
+	{ "log-denials", false, log_denials },
+	{ "report-denials", false, set_report },
 	{ "help", false, show_help },
 	{ "version", false, show_version },
 	{ "allow-tcp-bind", true, allow_tcp_bind },
@@ -673,11 +696,11 @@ static int parse_options(struct settings *set, int argc, char **argv)
 
 /* ---- main ------------------------------------------------------------------ */
 
-/* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
-static int run(sbx_scopeattr_t *scope, char **argv)
+/* Why argv[0] did not run (err, and the outcome of the try), said, as
+ * sbxrun's exit status. */
+static int not_run(char **argv, int err)
 {
 	sbx_outcome_t outcome;
-	int err = sbx_execvpe(argv[0], scope, argv, environ);
 
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
@@ -694,6 +717,33 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	}
 	say("%s: %s", argv[0], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
+/* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
+static int run(sbx_scopeattr_t *scope, char **argv)
+{
+	return not_run(argv, sbx_execvpe(argv[0], scope, argv, environ));
+}
+
+static void said_line(const char *line)
+{
+	print_said(stderr, "sbxrun: ", line);
+}
+
+/* --report-denials: argv[0] as a child, and what it was denied after it
+ * ends; its exit status, or a shell's for one a signal ended (128 + N). */
+static int run_reporting(sbx_scopeattr_t *scope, char **argv)
+{
+#if SBX_BUILD_LANDLOCK
+	int status = 0, err = denials_run(scope, argv, said_line, &status);
+
+	if (err)
+		return not_run(argv, err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+#else
+	say("%s", "no denial report: this build confines nothing (portable)");
+	return run(scope, argv);
+#endif
 }
 
 /* --explain: one line a path, on standard output; 125 where one could not
@@ -733,5 +783,7 @@ int main(int argc, char **argv)
 		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
+	if (set.report)
+		return run_reporting(&set.scope, argv + command);
 	return run(&set.scope, argv + command);
 }

@@ -69,6 +69,7 @@ extern char **environ;
 #define SBX_SCOPE_LISTABLE 0x200
 #define SBX_SCOPE_SHARE_KEYRINGS 0x400
 #define SBX_SCOPE_TUNE_PROCESSES 0x800
+#define SBX_SCOPE_LOG_DENIALS 0x1000
 #define SBX_TCP_BIND 0x1
 #define SBX_TCP_CONNECT 0x2
 #define SBX_DENY 1
@@ -235,11 +236,12 @@ typedef struct sbx_scopeattr {
 	void *__logger_arg;
 } sbx_scopeattr_t;
 
-#define SBX_OPTIONAL_FLAGS 0xfff
+#define SBX_OPTIONAL_FLAGS 0x1fff
 #define SBX_OPTIONAL_CONTROLS (SBX_OPTIONAL_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | \
                                                      SBX_SCOPE_LISTABLE |                    \
                                                      SBX_SCOPE_SHARE_KEYRINGS |              \
-                                                     SBX_SCOPE_TUNE_PROCESSES))
+                                                     SBX_SCOPE_TUNE_PROCESSES |              \
+                                                     SBX_SCOPE_LOG_DENIALS))
 
 static inline void sbx_optional_say(const sbx_scopeattr_t *s, int kind, int err,
                                     const char *path, const char *path2, const char *message)

@@ -110,6 +110,11 @@ typedef struct sbx_scopeattr {
  * of any process but the caller's own by pid 0 (the kernel names threads,
  * children and the caller alike by number: all are refused). */
 #define SBX_SCOPE_TUNE_PROCESSES 0x800
+/* The kernel logs every access the child is denied to the audit log, after
+ * its exec too (Landlock ABI 7; by default a domain logs nothing past the
+ * exec of the process that made it, and a child is confined before its
+ * exec).  Below ABI 7, a warning; the rest of the scope applies. */
+#define SBX_SCOPE_LOG_DENIALS 0x1000
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
@@ -333,7 +338,8 @@ typedef struct sbx_outcome {
 	int stage;           /* enum sbx_stage where the spawn failed */
 	int action;          /* index of the failing file action, else -1 */
 	int error;           /* errno of the failure or refusal, else 0 */
-	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full */
+	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full, and
+	                        SBX_SCOPE_LOG_DENIALS where the kernel logs */
 	int privilege;       /* SBX_PRIVILEGE_*: what the child kept */
 	int __reserved[7];
 } sbx_outcome_t;
