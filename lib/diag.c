@@ -54,7 +54,10 @@ SBX_EXPORT const char *sbx_strerror(int err)
 	SBX_KEEP_ERRNO;
 
 	if (err == SBX_EREFUSED)
-		return "the confinement was refused (Landlock refused the ruleset, or a control could not be applied); the program did not run";
+		/* Said after a spawn, and after sbx_scopeattr_compile() too, which
+		 * runs nothing: words true of both. */
+		return "the scope's confinement is refused (Landlock refused the ruleset, or a control "
+		       "could not be applied): nothing runs under it";
 	return strerror(err);
 }
 

@@ -105,6 +105,7 @@ struct sbx_scope {
 	sbx_logger_t logger;
 	void *logger_arg;
 	unsigned events; /* sbx_scopeattr_setevents() */
+	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
@@ -128,6 +129,8 @@ int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const
                        size_t *badlen);
 /* Whether the scope asks nothing of a child (sbx_scopeattr_isempty). */
 bool sbx__scope_empty(const struct sbx_scope *s);
+/* settmpdir's work, without its event. */
+int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir);
 /* Takes back the rules from index `from' on. */
 void sbx__scope_truncate(struct sbx_scope *s, size_t from);
 

@@ -370,6 +370,73 @@ START_TEST(test_said_nothing_of_unapplied_denial)
 }
 END_TEST
 
+/* ---- the caller's words ------------------------------------------------- */
+
+/* An item of a list, a temporary directory, that cannot be added: named in
+ * the caller's words (a label), else the library's, never its constants;
+ * and through the environment convention, once, by its variable. */
+START_TEST(test_said_labels)
+{
+	char *missing = (char *)join(t.top, "missing");
+	char var[4200];
+	sbx_scopeattr_t s;
+
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_addlist(&s, SBX_DENY, missing), 0);
+	ck_assert_int_eq(sbx_scopeattr_settmpdir(&s, missing), ENOENT);
+	ck_assert_int_eq(seen.count[SBX_EVENT_LIST], 1);
+	ck_assert_str_eq(seen.path[SBX_EVENT_LIST], missing);
+	ck_assert_str_eq(seen.path2[SBX_EVENT_LIST], "the temporary directory");
+	ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_LIST], "the temporary directory: "));
+	ck_assert_ptr_nonnull(strstr(seen.text[SBX_EVENT_LIST], "is as it was"));
+	ck_assert_ptr_null(strstr(seen.text[SBX_EVENT_LIST], "SBX_"));
+	ck_assert_int_eq(sbx_scopeattr_setlabel(&s, SBX_TMPDIR, "build.tmpdir"), 0);
+	ck_assert_int_eq(sbx_scopeattr_setlabel(&s, SBX_READONLY, "build.readonly"), 0);
+	ck_assert_int_eq(sbx_scopeattr_settmpdir(&s, t.secret), ENOTDIR);
+	ck_assert_int_eq(seen.count[SBX_EVENT_LIST], 2);
+	ck_assert_msg(!strncmp(seen.text[SBX_EVENT_LIST], "build.tmpdir: ", 14), "%s",
+	              seen.text[SBX_EVENT_LIST]);
+	{
+		char big[5000];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[0] = '/';
+		big[sizeof(big) - 1] = '\0';
+		ck_assert_int_eq(sbx_scopeattr_addlist(&s, SBX_READONLY, big), ENAMETOOLONG);
+		ck_assert_int_eq(seen.count[SBX_EVENT_LIST], 3);
+		ck_assert_msg(!strncmp(seen.text[SBX_EVENT_LIST], "build.readonly: /xxx", 20), "%s",
+		              seen.text[SBX_EVENT_LIST]);
+		ck_assert_int_eq(sbx_scopeattr_addlist(&s, SBX_ALLOW, big), ENAMETOOLONG);
+		ck_assert_msg(!strncmp(seen.text[SBX_EVENT_LIST], "the re-admission list: /xxx", 27),
+		              "%s", seen.text[SBX_EVENT_LIST]);
+	}
+	ck_assert_int_eq(sbx_scopeattr_setlabel(&s, SBX_TMPDIR, NULL), 0);
+	ck_assert_int_eq(sbx_scopeattr_setlabel(&s, 0, "x"), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setlabel(&s, SBX_TMPDIR + 1, "x"), EINVAL);
+	/* The convention names its variable, once. */
+	memset(&seen, 0, sizeof(seen));
+	snprintf(var, sizeof(var), "LBL_SBX_TMPDIR=%s", missing);
+	ck_assert_int_eq(sbx_scopeattr_readenv(&s, "LBL_SBX", (char *[]){ var, NULL }, NULL), ENOENT);
+	ck_assert_int_eq(seen.count[SBX_EVENT_ENV], 1);
+	ck_assert_int_eq(seen.count[SBX_EVENT_LIST], 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* sbxrun names its own option, once. */
+START_TEST(test_said_sbxrun_option)
+{
+	char *out;
+
+	ck_assert_int_eq(run_scoped(NULL, ARGV(SBXRUN, "--tmpdir", (char *)join(t.top, "missing"),
+	                                       "/bin/true"), &out), 125);
+	ck_assert_msg(lines_with(out, "No such file or directory") == 1 &&
+	                  lines_with(out, "sbxrun: --tmpdir ") == 1 && !strstr(out, "SBX_"),
+	              "%s", out);
+	free(out);
+}
+END_TEST
+
 /* Through sbxrun, from elsewhere and from the home directory: one short
  * line that the home directory is frozen, naming sbxrun's own option for
  * listing; the command that lists it fails, and the line said why. */
@@ -408,6 +475,8 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_home_frozen);
 	tcase_add_test(tc, test_said_sbxrun_home);
 	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
+	tcase_add_test(tc, test_said_labels);
+	tcase_add_test(tc, test_said_sbxrun_option);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -52,8 +52,8 @@ START_TEST(test_api_errors)
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), EINVAL);
 	ck_assert_int_eq(errno, 99);
 	ck_assert_str_eq(sbx_strerror(SBX_EREFUSED),
-	                 "the confinement was refused (Landlock refused the ruleset, or a control "
-	                 "could not be applied); the program did not run");
+	                 "the scope's confinement is refused (Landlock refused the ruleset, or a "
+	                 "control could not be applied): nothing runs under it");
 	ck_assert_str_eq(sbx_strerror(ENOENT), "No such file or directory");
 }
 END_TEST

@@ -372,8 +372,11 @@ static void logger(const sbx_event_t *ev, void *arg)
 	const struct settings *set = arg;
 
 	/* What the library's default logger prints, and the privilege notice
-	 * too: a user of sbxrun can act on it (--uid, --drop-caps). */
+	 * too: a user of sbxrun can act on it (--uid, --drop-caps).  Not an
+	 * item that could not be added: sbxrun says that itself, naming the
+	 * option (--tmpdir DIR: ...). */
 	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
+	    ev->kind == SBX_EVENT_LIST ||
 	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
 		return;
 	print_said(stderr, "sbxrun: ", ev->message);

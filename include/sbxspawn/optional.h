@@ -75,6 +75,7 @@ extern char **environ;
 #define SBX_DENY 1
 #define SBX_ALLOW 2
 #define SBX_READONLY 3
+#define SBX_TMPDIR 4
 
 enum sbx_event_kind {
 	SBX_EVENT_DROPPED = 1, SBX_EVENT_UNCONFINED, SBX_EVENT_IGNORED_DENY, SBX_EVENT_ALIAS,
@@ -193,8 +194,8 @@ static inline int sbx_file_actions_addtcsetpgrp(sbx_file_actions_t *fa, int tcfd
 static inline const char *sbx_strerror(int err)
 {
 	if (err == SBX_EREFUSED)
-		return "the confinement was refused (Landlock refused the ruleset, or a control "
-		       "could not be applied); the program did not run";
+		return "the scope's confinement is refused (Landlock refused the ruleset, or a control "
+		       "could not be applied): nothing runs under it";
 	return strerror(err);
 }
 static inline const char *sbx_outcome_name(int confinement)
@@ -312,6 +313,13 @@ static inline int sbx_scopeattr_settmpdir(sbx_scopeattr_t *scope, const char *di
 	if (dir && !S_ISDIR(st.st_mode))
 		return ENOTDIR;
 	scope->__tmpdir = dir != NULL;
+	return 0;
+}
+/* Nothing here fails for an item: the words are not needed. */
+static inline int sbx_scopeattr_setlabel(sbx_scopeattr_t *scope, int what, const char *label)
+{
+	if (!scope->__init || what < SBX_DENY || what > SBX_TMPDIR || (label && strlen(label) > 100))
+		return EINVAL;
 	return 0;
 }
 static inline int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)

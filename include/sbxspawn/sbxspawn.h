@@ -37,8 +37,9 @@ extern "C" {
 
 /* Returned when the confinement the scope asks for could not be applied in
  * the child (Landlock present and refusing the ruleset, or a control such
- * as a change of ids failing): the program did not run.  Outside the range
- * of the C library's errno values. */
+ * as a change of ids failing): the program did not run; and by
+ * sbx_scopeattr_compile() where every spawn would be refused.  Outside the
+ * range of the C library's errno values. */
 #define SBX_EREFUSED 2001
 
 /* Exit status of a child whose confinement was refused (after one line on
@@ -143,8 +144,19 @@ int sbx_scopeattr_addlist(sbx_scopeattr_t *SBX_RESTRICT scope, int mode,
 /* A temporary directory for the child: dir (an existing directory) is
  * re-admitted with full access, and the child's environment has
  * TMPDIR=dir, in a copy of the envp the caller passed (the one change the
- * library makes to the environment).  dir NULL removes it. */
+ * library makes to the environment).  dir NULL removes it.  On an error
+ * the old one stays, and an SBX_EVENT_LIST event names dir. */
 int sbx_scopeattr_settmpdir(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT dir);
+
+/* What sbx_scopeattr_setlabel() names: the lists of each mode, and ... */
+#define SBX_TMPDIR 4 /* ... the temporary directory */
+/* The words the events use for what the caller gave under what (SBX_DENY,
+ * SBX_ALLOW, SBX_READONLY: the lists of sbx_scopeattr_addlist(); SBX_TMPDIR)
+ * where an item of it cannot be added: the caller's own name for it (a
+ * configuration key, an option), at most 100 bytes; NULL: the library's
+ * words ("the deny list", "the temporary directory"). */
+int sbx_scopeattr_setlabel(sbx_scopeattr_t *SBX_RESTRICT scope, int what,
+                           const char *SBX_RESTRICT label);
 int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags);
 int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT flags);
 /* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
