@@ -37,6 +37,22 @@ static void teardown(void)
 	tree_free(&t);
 }
 
+/* How many lines of text hold needle. */
+static int lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n'), *hit = strstr(p, needle);
+
+		if (!end)
+			end = p + strlen(p);
+		n += hit && hit < end;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 /* ---- the audit log's switch ------------------------------------------ */
 
 /* AUDIT_GET or AUDIT_SET of enabled: 0 with *enabled (for a get), or the
@@ -261,11 +277,12 @@ START_TEST(test_sbxrun_no_report)
 
 	REQUIRE_LANDLOCK();
 	if ((err = audit_switch(AUDIT_GET, &was))) {
-		/* Not root: the line names what is missing. */
+		/* Not root (the line names what is missing), or no audit here
+		 * at all (a container's namespaces): one line all the same. */
 		ck_assert_int_eq(run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other,
 		                                       "/bin/echo", "ran"), &out), 0);
-		ck_assert_msg(strstr(out, "ran\n") && strstr(out, "sbxrun: no denial report: ") &&
-		                  strstr(out, "CAP_AUDIT_CONTROL"), "%s", out);
+		ck_assert_msg(strstr(out, "ran\n") && lines_with(out, "sbxrun: no denial report: ") == 1 &&
+		                  (err != EPERM || strstr(out, "CAP_AUDIT_CONTROL")), "%s", out);
 		free(out);
 		return;
 	}
