@@ -207,18 +207,17 @@ static void listed(const struct heard *h, const struct sbx_scope_rule *r, const 
 	if (strcmp(at, h->path)) {
 		out->reason = SBX_REASON_UNLISTED;
 		out->access = 0;
-		add(a, "not there, and it cannot be made: %s is frozen by "
-		         "the %s %s", at, by, because);
+		add(a, "not there, and it cannot be made: %s is frozen by the %s %s", at, by,
+		    because);
 		return;
 	}
 	out->reason = SBX_REASON_FROZEN;
 	if (r)
 		snprintf(lies, sizeof(lies), " (it lies in the %s %s)", mode_word((int)r->mode),
 		         r->path);
-	add(a, "frozen by the %s %s%s: its entries are granted one by "
-	         "one, and nothing can be created or removed in it, whatever is re-admitted%s", by,
-	         because, lies, out->access & SBX_ACCESS_LIST ? ""
-	                        : "; it cannot be listed (SBX_SCOPE_LISTABLE)");
+	add(a, "frozen by the %s %s%s: its entries are granted one by one, and nothing can be "
+	    "created or removed in it, whatever is re-admitted%s", by, because, lies,
+	    out->access & SBX_ACCESS_LIST ? "" : "; it cannot be listed (SBX_SCOPE_LISTABLE)");
 }
 
 /* The reason from the scope's paths and the compile's listings. */
@@ -250,13 +249,13 @@ static void decide(const struct heard *h, const struct sbx_ruleset *rs, const ch
 	              : r->mode == SBX_MODE_READONLY ? SBX_REASON_READONLY
 	                                             : SBX_REASON_READMITTED;
 	add(a, "%s %s%s",
-	         r->mode == SBX_MODE_DENY       ? "denied: in the denial"
-	         : r->mode == SBX_MODE_READONLY ? "read-only: in"
-	         : r->tmpdir                    ? "re-admitted: the temporary directory"
-	                                        : "re-admitted: in the re-admission",
-	         r->path,
-	         r->mode == SBX_MODE_READONLY && (out->access & SBX_ACCESS_WRITE)
-	         ? ", but a device that writes nowhere stays writable" : "");
+	    r->mode == SBX_MODE_DENY       ? "denied: in the denial"
+	    : r->mode == SBX_MODE_READONLY ? "read-only: in"
+	    : r->tmpdir                    ? "re-admitted: the temporary directory"
+	                                   : "re-admitted: in the re-admission",
+	    r->path,
+	    r->mode == SBX_MODE_READONLY && (out->access & SBX_ACCESS_WRITE)
+	    ? ", but a device that writes nowhere stays writable" : "");
 }
 
 /* What is said after the reason: the directory that holds path, frozen;
@@ -316,21 +315,20 @@ static bool outside(const struct sbx_scope *s, const struct sbx_ruleset *rs, int
 	if (abi == -ENOSYS || abi == -EOPNOTSUPP) {
 		out->reason = s->flags & SBX_SCOPE_REQUIRE ? SBX_REASON_REFUSED : SBX_REASON_UNCONFINED;
 		out->error = out->reason == SBX_REASON_REFUSED ? ENOTSUP : 0;
-		add(a, out->error ? "no child runs: this kernel has no Landlock, "
-		         "and the scope requires it (SBX_SCOPE_REQUIRE)"
-		         : "unconfined: this kernel has no Landlock");
+		add(a, out->error ? "no child runs: this kernel has no Landlock, and the scope requires "
+		                    "it (SBX_SCOPE_REQUIRE)"
+		                  : "unconfined: this kernel has no Landlock");
 	} else if (rs && rs->confinement == SBX_OUTCOME_REFUSED) {
 		out->reason = SBX_REASON_REFUSED;
 		out->error = rs->error;
 		add(a, "no child runs: %s (%s: %s)",
-		         rs->refusal.what ? rs->refusal.what : SBX_REFUSED_LANDLOCK,
-		         rs->refusal.call ? rs->refusal.call : "landlock",
-		         rs->refusal.why ? rs->refusal.why : strerror(rs->error));
+		    rs->refusal.what ? rs->refusal.what : SBX_REFUSED_LANDLOCK,
+		    rs->refusal.call ? rs->refusal.call : "landlock",
+		    rs->refusal.why ? rs->refusal.why : strerror(rs->error));
 	} else if (abi < 0) {
 		out->reason = SBX_REASON_REFUSED;
 		out->error = -abi;
-		add(a, "no child runs: Landlock refused (%s)",
-		         strerror(-abi));
+		add(a, "no child runs: Landlock refused (%s)", strerror(-abi));
 	} else {
 		return false;
 	}
@@ -352,9 +350,8 @@ static bool strict_fails(const struct sbx_scope *s, const struct heard *h,
 			out->error = EINVAL;
 			out->access = 0;
 			snprintf(a->rule, sizeof(a->rule), "%s", s->rules[i].path);
-			add(a, "no child runs: SBX_SCOPE_STRICT, and "
-			         "the scope's %s %s is not applied", mode_word((int)s->rules[i].mode),
-			         s->rules[i].path);
+			add(a, "no child runs: SBX_SCOPE_STRICT, and the scope's %s %s is not applied",
+			    mode_word((int)s->rules[i].mode), s->rules[i].path);
 			return true;
 		}
 	return false;
