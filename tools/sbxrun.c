@@ -728,10 +728,12 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	return not_run(argv, sbx_execvpe(argv[0], scope, argv, environ));
 }
 
+#if SBX_BUILD_LANDLOCK
 static void said_line(const char *line)
 {
 	print_said(stderr, "sbxrun: ", line);
 }
+#endif
 
 /* --report-denials: argv[0] as a child, and what it was denied after it
  * ends; its exit status, or a shell's for one a signal ended (128 + N). */
