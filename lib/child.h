@@ -24,6 +24,7 @@
  * is. */
 struct confinement {
 	int ruleset_fd;                   /* -1: none */
+	unsigned restrict_flags;          /* landlock_restrict_self()'s */
 	const struct sock_fprog *filter;  /* NULL: none */
 	bool set_ids;
 	uid_t uid;

@@ -180,6 +180,27 @@ static int build_tree(struct compiler *cc)
 	return err;
 }
 
+/* The paths of the scope the tree left out, by their index in the scope,
+ * for what is said later of the directories they name (frozen.c); those
+ * that led into a denial through a symlink are among the dropped too. */
+static int keep_unapplied(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+
+	if (!cc->tree.nignored)
+		return 0;
+	if (!(out->unapplied = malloc(cc->tree.nignored * sizeof(*out->unapplied))))
+		return ENOMEM;
+	for (size_t i = 0; i < cc->tree.nignored && !cc->err; i++) {
+		const struct sbx_scope_rule *r = cc->tree.ignored[i];
+
+		out->unapplied[out->nunapplied++] = (size_t)(r - cc->scope->rules);
+		if (r->mode != SBX_MODE_DENY)
+			sbx__drop_left_out(cc, r->path);
+	}
+	return cc->err;
+}
+
 /* A compile that fails says where (the directory it worked on, or the
  * mount table), and for which configured path (one beneath that directory;
  * every restricted one needs the table), for nothing runs.  A denial
@@ -219,8 +240,7 @@ static int run(struct compiler *cc)
 	cc->rights = rights_at(out->abi);
 	out->file_rights = cc->rights.file;
 	if (!(err = open_mounts(cc)) && !(err = build_tree(cc)))
-		for (size_t i = 0; i < cc->tree.nignored && !cc->err; i++)
-			sbx__drop_left_out(cc, cc->tree.ignored[i]->path);
+		err = keep_unapplied(cc);
 	/* Without the table no second name can be told apart: fail rather
 	 * than grant blind. */
 	if ((err = err ? err : cc->err) || (err = keep_mounts(cc)))
@@ -252,6 +272,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_rule
 
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = !once,
 	                             .once = once, .unwatched = once || (how & SBX_COMPILE_UNWATCHED),
+	                             .snapshot = (how & SBX_COMPILE_SNAPSHOT) != 0,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);

@@ -49,8 +49,9 @@ struct tree {
 	struct node root;
 	void *chunks;      /* where the nodes live */
 	bool restricts;    /* some path is denied or read-only */
-	/* Paths of the scope left out: they lead into a denial through a
-	 * symlink (said when the tree was built). */
+	/* Paths of the scope left out (said when the tree was built): those
+	 * that lead into a denial through a symlink, and the denials that
+	 * would stop every program. */
 	const struct sbx_scope_rule **ignored;
 	size_t nignored;
 };

@@ -142,7 +142,7 @@ CHILD int sbx__confine(const struct confinement *cf, const char **call)
 		return err;
 	if (cf->ruleset_fd >= 0) {
 		*call = "landlock_restrict_self";
-		if ((r = sys(__NR_landlock_restrict_self, cf->ruleset_fd, 0, 0, 0)) < 0)
+		if ((r = sys(__NR_landlock_restrict_self, cf->ruleset_fd, cf->restrict_flags, 0, 0)) < 0)
 			return (int)-r;
 	}
 	/* Last: a filter does not need to survive anything else. */

@@ -131,6 +131,22 @@ static void settle_landlock(struct settle *s, int flag, int abi, const char *con
 		short_of(s, control, why);
 }
 
+/* Logging past the exec is not a confinement: where the kernel cannot, a
+ * warning says so, and SBX_SCOPE_STRICT refuses nothing for it. */
+static void settle_logging(struct settle *s)
+{
+	if (!(s->scope->flags & SBX_SCOPE_LOG_DENIALS) || !s->out->abi)
+		return; /* without Landlock, nothing is denied: the notice says so */
+	if (s->out->abi >= 7) {
+		s->out->restrict_flags |= LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+		s->out->controls |= SBX_SCOPE_LOG_DENIALS;
+	} else {
+		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, "log_denials", NULL,
+		           "not enforced: log_denials (the kernel logs what a program is denied "
+		           "after its exec from Landlock ABI 7 on); the rest of the scope is");
+	}
+}
+
 int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 {
 	struct settle s = { .scope = scope, .out = out, .seccomp = sbx__seccomp_supported() };
@@ -141,6 +157,7 @@ int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix", "needs Landlock ABI 6");
 	settle_landlock(&s, SBX_SCOPE_NO_SIGNAL, 6, "signal", "needs Landlock ABI 6");
 	settle_landlock(&s, SBX_SCOPE_NO_UNIX_CONNECT, 9, "unix_connect", "needs Landlock ABI 9");
+	settle_logging(&s);
 	if (s.short_of && (scope->flags & SBX_SCOPE_STRICT)) {
 		out->confinement = SBX_OUTCOME_REFUSED;
 		out->error = EOPNOTSUPP;

@@ -54,7 +54,10 @@ SBX_EXPORT const char *sbx_strerror(int err)
 	SBX_KEEP_ERRNO;
 
 	if (err == SBX_EREFUSED)
-		return "the confinement was refused (Landlock refused the ruleset, or a control could not be applied); the program did not run";
+		/* Said after a spawn, and after sbx_scopeattr_compile() too, which
+		 * runs nothing: words true of both. */
+		return "the scope's confinement is refused (Landlock refused the ruleset, or a control "
+		       "could not be applied): nothing runs under it";
 	return strerror(err);
 }
 
@@ -84,12 +87,35 @@ SBX_EXPORT const char *sbx_stage_name(int stage)
 	return names[stage];
 }
 
+/* What the default logger prints, and why.  It prints what a user must act
+ * on: a command that did not run (a refusal, a failed compile, a list, a
+ * variable or a temporary directory that could not be applied), a path of
+ * the scope not applied or a control not enforced, a grant dropped for
+ * good, a directory the command works in frozen, Landlock absent.  Not:
+ * the debug event; a grant dropped because its entry vanished or changed
+ * while the scope was compiled, and their summary, where the next spawn
+ * lists that directory again (what vanished was never the command's); a
+ * refusal the child has said already, on its own standard error; and the
+ * privilege notice, which is about the caller (run as root), not the
+ * scope, and whose remedy is the calling program's (sbx_scopeattr_setids):
+ * the outcome records it and sbxrun, whose user can act, says it.  Each
+ * such event still reaches a logger of the caller's. */
+static _Thread_local bool quiet_default;
+
+bool sbx__default_says(const sbx_event_t *ev)
+{
+	if (ev->kind == SBX_EVENT_EXPAND || ev->kind == SBX_EVENT_PRIVILEGED ||
+	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)))
+		return false;
+	return !quiet_default;
+}
+
 SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 {
 	SBX_KEEP_ERRNO;
 
-	if (ev->kind == SBX_EVENT_EXPAND ||
-	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)))
+	(void)arg;
+	if (!sbx__default_says(ev))
 		return;
 	/* One write, so that lines from concurrent spawns do not interleave. */
 	char line[4 * 4096 + 16];
@@ -103,25 +129,45 @@ SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 		fwrite(line, 1, (size_t)n, stderr);
 }
 
-void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
-                const char *path2, const char *fmt, ...)
+static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
+                    const char *path, const char *path2, const char *fmt, va_list ap)
 {
 	char raw[4096], message[4 * sizeof(raw)];
-	va_list ap;
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
+	bool was = quiet_default;
 
 	if (!sbx__wants(scope, kind))
 		return;
-	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	/* One line, whatever the names in it: a name may hold a newline, an
 	 * escape sequence, bytes that are no text (the text around them has
 	 * none of these). */
 	sbx__escape(raw, message, sizeof(message));
+	quiet_default = quiet;
 	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,
 	                       .message = message },
 	       scope ? scope->logger_arg : NULL);
+	quiet_default = was;
+}
+
+void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *path,
+                const char *path2, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	deliver(scope, kind, false, err, path, path2, fmt, ap);
+	va_end(ap);
+}
+
+void sbx__event_quiet(const struct sbx_scope *scope, int kind, int err, const char *path,
+                      const char *path2, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	deliver(scope, kind, true, err, path, path2, fmt, ap);
+	va_end(ap);
 }
 
 bool sbx__wants(const struct sbx_scope *scope, int kind)
@@ -132,10 +178,14 @@ bool sbx__wants(const struct sbx_scope *scope, int kind)
 void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err,
                         const struct refusal *r, bool child_said)
 {
-	sbx__event(scope, SBX_EVENT_REFUSED, err, file, NULL,
-	           child_said ? "%s: not run: %s (%s: %s)" : "%s: not run: %s: %s: %s", file,
-	           r->what ? r->what : SBX_REFUSED_LANDLOCK, r->call ? r->call : "landlock",
-	           r->why ? r->why : strerror(err));
+	/* Where the child wrote its line, that line is the one the user reads
+	 * (where its standard error goes): the event is for loggers that keep
+	 * data, and the default logger does not say it a second time. */
+	(child_said ? sbx__event_quiet : sbx__event)(
+		scope, SBX_EVENT_REFUSED, err, file, NULL,
+		child_said ? "%s: not run: %s (%s: %s)" : "%s: not run: %s: %s: %s", file,
+		r->what ? r->what : SBX_REFUSED_LANDLOCK, r->call ? r->call : "landlock",
+		r->why ? r->why : strerror(err));
 }
 
 /* ---- once per process (internal.h) ------------------------------------ */

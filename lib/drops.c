@@ -32,17 +32,27 @@ static void note_vanished(struct compiler *cc, const char *name)
 		         len ? ", " : "", name);
 }
 
+/* The one line for what vanished.  Printed by the default logger only for
+ * a snapshot, which keeps them unreachable to every spawn: a compile for a
+ * spawn is listed again by the next one (what vanished was never the
+ * command's, and what replaced it is granted then), and a compile for one
+ * exec has no next spawn but the next run. */
 void sbx__drop_summary(struct compiler *cc)
 {
+	const struct sbx_ruleset *rs = cc->out;
+
 	if (!cc->vanished)
 		return;
-	sbx__event(cc->scope, SBX_EVENT_VANISHED, ENOENT, cc->vanished_dir, NULL,
-	           "%zu %s of %s%s vanished or changed while the scope was compiled and stay%s "
-	           "unreachable: "
-	           "%s%s (the outcome lists them all)", cc->vanished,
-	           cc->vanished == 1 ? "entry" : "entries", cc->vanished_dir,
-	           cc->vanished_elsewhere ? " and other directories" : "",
-	           cc->vanished == 1 ? "s" : "", cc->vanished_names, cc->vanished > 3 ? ", ..." : "");
+	(rs->snapshot ? sbx__event : sbx__event_quiet)(
+		cc->scope, SBX_EVENT_VANISHED, ENOENT, cc->vanished_dir, NULL,
+		"%zu %s of %s%s vanished or changed while the scope was compiled: %s%s; %s",
+		cc->vanished, cc->vanished == 1 ? "entry" : "entries", cc->vanished_dir,
+		cc->vanished_elsewhere ? " and other directories" : "", cc->vanished_names,
+		cc->vanished > 3 ? ", ..." : "",
+		rs->snapshot ? "they stay unreachable to every spawn with this snapshot (compile "
+		               "it again to take them in)"
+		: rs->once   ? "this command cannot reach them (the outcome lists them all)"
+		             : "the next spawn lists the directory again (the outcome lists them all)");
 }
 
 /* What each drop says: before the path, after it, and whether the error

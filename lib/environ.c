@@ -95,7 +95,7 @@ static int read_paths(sbx_scopeattr_t *scope, const char *prefix, char *const en
 		if (vars[i].list) {
 			err = sbx__scope_addlist(scope, vars[i].list, value, &bad, &len);
 		} else {
-			err = sbx_scopeattr_settmpdir(scope, value);
+			err = sbx__scope_settmpdir(scope, value);
 			bad = value;
 			len = strlen(value);
 			*configured |= !err;

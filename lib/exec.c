@@ -81,7 +81,8 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
                          struct refusal *refusal)
 {
 	int err;
-	struct confinement cf = { .ruleset_fd = rs->fd, .filter = rs->filter, .set_ids = scope->ids,
+	struct confinement cf = { .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
+	                          .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,
 	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 

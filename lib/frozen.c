@@ -3,15 +3,18 @@
  * Frozen directories.  A directory the compile expanded (an ancestor of a
  * restricted path) is listed and its entries granted one by one: nothing
  * can be created or removed directly in it.  Where that directory is the
- * child's TMPDIR (or /tmp) or its working directory, programs fail with a
- * bare "Permission denied" that points nowhere near the scope: one event
- * says which directory, why, and what to do.  So does a TMPDIR or working
- * directory that lies in a read-only or denied path (read-only /, say).
+ * child's TMPDIR (or /tmp), its working directory or its home directory,
+ * programs fail with a bare "Permission denied" that points nowhere near
+ * the scope (a new file, an atomic save, git config --global): one short
+ * event says which directory, why, and what helps.  So does a TMPDIR or
+ * working directory that lies in a read-only or denied path (read-only /,
+ * say).
  */
 #include "config.h"
 
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,35 +47,39 @@ static bool child_cwd(const sbx_file_actions_t *fa, char *out)
 	return dir ? sbx__resolve(dir, out) == 0 : getcwd(out, PATH_MAX) != NULL;
 }
 
-/* Whether the compile froze path; said when emit is set. */
-static bool frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *path,
-                   const char *what, const char *remedy, bool emit)
+/* The directory the compile froze at path (the restricted path beneath it
+ * that made it expand it), or NULL. */
+static const char *frozen_by(const struct sbx_ruleset *rs, const char *path)
 {
 	for (size_t i = 0; i < rs->ndirs; i++) {
 		const struct sbx_dir *d = &rs->dirs[i];
 
-		if (!d->expanded || !d->because || strcmp(d->path, path))
-			continue;
-		if (emit)
-			sbx__event(scope, SBX_EVENT_FROZEN, 0, path, d->because,
-			           "%s (%s) is frozen: the scope lists it to restrict %s, so the command "
-			           "can neither create nor remove anything directly in it; %s",
-			           path, what, d->because, remedy);
-		return true;
+		if (d->expanded && d->because && !strcmp(d->path, path))
+			return d->because;
 	}
+	return NULL;
+}
+
+static bool unapplied(const struct sbx_ruleset *rs, size_t i)
+{
+	for (size_t k = 0; k < rs->nunapplied; k++)
+		if (rs->unapplied[k] == i)
+			return true;
 	return false;
 }
 
-/* The rule that decides what the scope gives path (the deepest that covers
- * it, the wider mode at one path), or NULL. */
-static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope, const char *path)
+/* The rule that decides what the scope gives path (the deepest applied
+ * one that covers it, the wider mode at one path), or NULL.  A denial the
+ * compile did not apply (of /, of the C runtime) restricts nothing. */
+static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope,
+                                            const struct sbx_ruleset *rs, const char *path)
 {
 	const struct sbx_scope_rule *best = NULL;
 
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const struct sbx_scope_rule *r = &scope->rules[i];
 
-		if (!sbx__path_covers(r->path, path))
+		if (!sbx__path_covers(r->path, path) || unapplied(rs, i))
 			continue;
 		if (!best || strlen(r->path) > strlen(best->path) ||
 		    (!strcmp(r->path, best->path) && r->mode > best->mode))
@@ -81,45 +88,95 @@ static const struct sbx_scope_rule *rule_at(const struct sbx_scope *scope, const
 	return best;
 }
 
-/* Whether the scope makes a directory the command writes in read-only,
- * or denies it; said when emit is set. */
-static bool restricted(const struct sbx_scope *scope, const char *path, const char *what,
-                       const char *remedy, bool emit)
-{
-	const struct sbx_scope_rule *r = rule_at(scope, path);
+/* The directories where users are hit, each said once per scope (not at
+ * every spawn, nor where it is not frozen); one line for a directory that
+ * is two of them. */
+enum { SAID_TMPDIR = 1, SAID_CWD = 2, SAID_HOME = 4 };
 
-	if (!r || r->mode == SBX_MODE_ALLOW)
-		return false;
-	if (emit)
-		sbx__event(scope, SBX_EVENT_FROZEN, 0, path, r->path,
-		           "%s (%s) is %s: it lies in %s, so the command can %s there; %s", path, what,
-		           r->mode == SBX_MODE_READONLY ? "read-only" : "denied", r->path,
-		           r->mode == SBX_MODE_READONLY ? "create nothing" : "reach nothing", remedy);
-	return true;
+struct role {
+	unsigned bit;
+	const char *name;
+	char path[PATH_MAX];
+	bool known;
+};
+
+/* The words for the roles of path among r[0..n-1], and their bits. */
+static unsigned roles_of(const struct role *r, size_t n, const char *path, char *words, size_t cap)
+{
+	unsigned bits = 0;
+	size_t len = 0;
+
+	words[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (r[i].known && !strcmp(r[i].path, path)) {
+			bits |= r[i].bit;
+			len += (size_t)snprintf(words + len, len < cap ? cap - len : 0, "%s%s",
+			                        len ? ", " : "", r[i].name);
+		}
+	return bits;
 }
 
-/* Each directory is said once per scope, at the first spawn where it is
- * frozen (not at every spawn, nor where it is not). */
-enum { SAID_TMPDIR = 1, SAID_CWD = 2 };
+/* Honest remedies only.  A frozen directory gets no new entry whatever is
+ * re-admitted beneath it, and denying the files instead of their directory
+ * freezes it all the same (every ancestor of a restricted path is
+ * expanded).  What helps: a directory of its own for temporary files; the
+ * restricted path kept elsewhere; the command run in a directory the
+ * scope grants, or with a home directory of its own. */
+static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                       const char *path, const char *roles, unsigned bits, const char *because)
+{
+	const struct sbx_scope_rule *r = rule_at(scope, rs, because);
+	bool ro = r && r->mode == SBX_MODE_READONLY;
+	char remedy[160];
 
-static bool first(const struct sbx_scope *scope, unsigned which)
+	if (bits & SAID_TMPDIR)
+		snprintf(remedy, sizeof(remedy), "give the command a TMPDIR the scope grants "
+		                                 "(sbx_scopeattr_settmpdir(3))");
+	else
+		snprintf(remedy, sizeof(remedy), "keep what it %s elsewhere%s%s", ro ? "protects" : "denies",
+		         bits & SAID_CWD ? ", or run the command elsewhere" : "",
+		         !(bits & SAID_HOME) ? "" : bits & SAID_CWD ? " with another HOME"
+		                                                    : ", or give the command another HOME");
+	sbx__event(scope, SBX_EVENT_FROZEN, 0, path, because,
+	           "%s (%s) is frozen by the %s %s: nothing can be created or removed in it, whatever "
+	           "is re-admitted%s; %s",
+	           path, roles, ro ? "read-only path" : "denial", because,
+	           scope->flags & SBX_SCOPE_LISTABLE ? "" : ", nor listed (SBX_SCOPE_LISTABLE)", remedy);
+}
+
+/* A temporary or working directory in a read-only or denied path. */
+static void say_restricted(const struct sbx_scope *scope, const char *path, const char *roles,
+                           unsigned bits, const struct sbx_scope_rule *r)
+{
+	bool ro = r->mode == SBX_MODE_READONLY;
+
+	sbx__event(scope, SBX_EVENT_FROZEN, 0, path, r->path, "%s (%s) is %s, in %s: the command can %s "
+	           "there; %s", path, roles, ro ? "read-only" : "denied", r->path,
+	           ro ? "create nothing" : "reach nothing",
+	           bits & SAID_TMPDIR ? "give it a TMPDIR the scope grants (sbx_scopeattr_settmpdir(3))"
+	                              : "run it in a directory the scope grants, if it writes where it "
+	                                "runs");
+}
+
+/* Says path, for its roles not said yet: frozen, or (but for the home
+ * directory, which a scope may well make read-only) restricted. */
+static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                     const struct role *r, size_t n, const char *path)
 {
 	atomic_uint *said = &((struct sbx_scope *)scope)->frozen_said;
+	char roles[128];
+	unsigned bits = roles_of(r, n, path, roles, sizeof(roles));
+	const char *because = frozen_by(rs, path);
+	const struct sbx_scope_rule *rule = because ? NULL : rule_at(scope, rs, path);
 
-	return !(atomic_fetch_or(said, which) & which);
-}
-
-static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *path,
-                     unsigned which, const char *what, const char *frozen_remedy,
-                     const char *restricted_remedy)
-{
-	if (!(atomic_load(&scope->frozen_said) & which) &&
-	    (frozen(scope, rs, path, what, frozen_remedy, false) ||
-	     restricted(scope, path, what, restricted_remedy, false)) &&
-	    first(scope, which)) {
-		frozen(scope, rs, path, what, frozen_remedy, true);
-		restricted(scope, path, what, restricted_remedy, true);
-	}
+	if (!because && (!rule || rule->mode == SBX_MODE_ALLOW || bits == SAID_HOME))
+		return;
+	if (atomic_fetch_or(said, bits) & bits)
+		return; /* said, for one of its roles at least */
+	if (because)
+		say_frozen(scope, rs, path, roles, bits, because);
+	else
+		say_restricted(scope, path, roles, bits, rule);
 }
 
 /* Whether anything can be frozen, read-only or denied at all: else
@@ -139,19 +196,21 @@ static bool restricts(const struct sbx_scope *scope, const struct sbx_ruleset *r
 void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
                           char *const envp[], const sbx_file_actions_t *fa)
 {
-	const char *tmp = env_of(envp, "TMPDIR");
-	const char *tmp_what = tmp && *tmp ? "TMPDIR" : "the temporary directory, TMPDIR unset";
-	const char *tmp_remedy = "give it a TMPDIR of its own that the scope grants "
-	                         "(sbx_scopeattr_settmpdir(3))";
-	char path[PATH_MAX];
+	const char *tmp = env_of(envp, "TMPDIR"), *home = env_of(envp, "HOME");
+	struct role r[] = { { .bit = SAID_TMPDIR,
+		              .name = tmp && *tmp ? "TMPDIR" : "the temporary directory" },
+		            { .bit = SAID_CWD, .name = "the working directory" },
+		            { .bit = SAID_HOME, .name = "HOME" } };
+	size_t n = sizeof(r) / sizeof(r[0]);
 
 	if (!sbx__wants(scope, SBX_EVENT_FROZEN) ||
-	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD) || !restricts(scope, rs))
+	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD | SAID_HOME) ||
+	    !restricts(scope, rs))
 		return;
-	if (sbx__resolve(tmp && *tmp ? tmp : "/tmp", path) == 0)
-		announce(scope, rs, path, SAID_TMPDIR, tmp_what, tmp_remedy, tmp_remedy);
-	if (child_cwd(fa, path))
-		announce(scope, rs, path, SAID_CWD, "the working directory",
-		         "run it in a directory beside the restricted path, or restrict a path deeper down",
-		         "run it in a directory the scope grants, if it writes where it runs");
+	r[0].known = sbx__resolve(tmp && *tmp ? tmp : "/tmp", r[0].path) == 0;
+	r[1].known = child_cwd(fa, r[1].path);
+	r[2].known = home && *home == '/' && sbx__resolve(home, r[2].path) == 0;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].known && !(atomic_load(&scope->frozen_said) & r[i].bit))
+			announce(scope, rs, r, n, r[i].path);
 }

@@ -105,6 +105,7 @@ struct sbx_scope {
 	sbx_logger_t logger;
 	void *logger_arg;
 	unsigned events; /* sbx_scopeattr_setevents() */
+	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
@@ -126,6 +127,10 @@ struct sbx_scope {
  * *badlen say which (nothing of the list is added). */
 int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const char **bad,
                        size_t *badlen);
+/* Whether the scope asks nothing of a child (sbx_scopeattr_isempty). */
+bool sbx__scope_empty(const struct sbx_scope *s);
+/* settmpdir's work, without its event. */
+int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir);
 /* Takes back the rules from index `from' on. */
 void sbx__scope_truncate(struct sbx_scope *s, size_t from);
 
@@ -260,13 +265,16 @@ struct sbx_ruleset {
 	int error;        /* why the ruleset was refused */
 	struct refusal refusal;   /* what refused it */
 	char *refused_text;       /* refusal.why, where it is made for this compile */
-	int controls;     /* SBX_SCOPE_NO_* enforced in full */
+	int controls;     /* SBX_SCOPE_NO_* enforced in full, SBX_SCOPE_LOG_DENIALS */
+	unsigned restrict_flags; /* landlock_restrict_self()'s (logging) */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
 	uint64_t net;     /* the network rights the ruleset handles */
 	const struct sock_fprog *filter; /* for closed, or NULL: the process's (seccomp.c) */
 	atomic_uint rules;
 	unsigned ndropped;
 	char **dropped;
+	size_t *unapplied; /* the scope's rules left out, by index (tree.c) */
+	size_t nunapplied;
 
 	/* For reuse: what the compile read (ruleset.c and reuse.c check it). */
 	atomic_int refs;
@@ -307,6 +315,7 @@ struct sbx_ruleset {
  * (ENOMEM, EMFILE, ENOTSUP with SBX_SCOPE_REQUIRE, ...). */
 #define SBX_COMPILE_ONCE 1      /* for one exec: see struct sbx_ruleset */
 #define SBX_COMPILE_UNWATCHED 2 /* no watch, no handle */
+#define SBX_COMPILE_SNAPSHOT 4  /* sbx_scopeattr_compile()'s: what it drops stays dropped */
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
@@ -328,6 +337,11 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
                 const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 bool sbx__wants(const struct sbx_scope *scope, int kind);
+/* The same, for loggers that keep data: the default logger does not print
+ * it (sbx__default_says). */
+void sbx__event_quiet(const struct sbx_scope *scope, int kind, int err, const char *path,
+                      const char *path2, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* The SBX_EVENT_REFUSED about file.  Where no child writes the refusal
  * line (sbx_execve), the event is that line (without its "sbxspawn: "

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compat/compat.h"
@@ -320,4 +321,44 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 	if (!scope->__scope)
 		return EINVAL;
 	return (scope->__scope->flags & SBX_SCOPE_REQUIRE) ? ENOTSUP : 0;
+}
+
+/* Nothing is confined here: every path allows everything, or, where the
+ * scope requires Landlock or asks what only a confining build does, no
+ * child runs.  Said so, with the path resolved as a confining build would. */
+SBX_EXPORT int sbx_scopeattr_explain(const sbx_scopeattr_t *restrict scope,
+                                     const char *restrict path, sbx_explanation_t *restrict out)
+{
+	SBX_KEEP_ERRNO;
+	const struct sbx_scope *s = scope ? scope->__scope : NULL;
+	const char *beyond = s ? beyond_this_build(s) : NULL;
+	char resolved[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (!s || !path || !out)
+		return EINVAL;
+	if (!*path)
+		return ENOENT;
+	if ((err = sbx__resolve(path, resolved)))
+		return err;
+	*out = (sbx_explanation_t){ .reason = SBX_REASON_UNCONFINED };
+	out->exists = lstat(resolved, &st) ? 0 : S_ISDIR(st.st_mode) ? 2 : 1;
+	out->access = SBX_ACCESS_READ | SBX_ACCESS_WRITE | SBX_ACCESS_EXECUTE | SBX_ACCESS_UNLINK |
+	              (out->exists != 1 ? SBX_ACCESS_LIST | SBX_ACCESS_CREATE | SBX_ACCESS_REMOVE : 0);
+	out->message = out->exists == 1 ? "read, write, execute, unlink: unconfined: this build of "
+	                                  "libsbxspawn confines nothing (portable)"
+	                                : "read, write, execute, list, create, remove, unlink: "
+	                                  "unconfined: this build of libsbxspawn confines nothing "
+	                                  "(portable)";
+	if ((s->flags & SBX_SCOPE_REQUIRE) || beyond) {
+		out->reason = SBX_REASON_REFUSED;
+		out->error = s->flags & SBX_SCOPE_REQUIRE ? ENOTSUP : SBX_EREFUSED;
+		out->access = 0;
+		out->message = s->flags & SBX_SCOPE_REQUIRE
+		               ? "nothing: no child runs: this build has no Landlock, and the scope "
+		                 "requires it (SBX_SCOPE_REQUIRE)"
+		               : "nothing: no child runs: the scope asks what only a confining build does";
+	}
+	return 0;
 }

@@ -77,8 +77,11 @@ int sbx__privilege_kept(const struct sbx_scope *scope, short spawn_flags)
 	if (!(scope->flags & SBX_SCOPE_DROP_CAPS) && !(scope->ids && scope->uid != 0) &&
 	    (uid == 0 || caps_survive()))
 		kept |= SBX_PRIVILEGE_CAPS;
-	/* One short line: it lands in the middle of the caller's output. */
-	if (kept && sbx__wants(scope, SBX_EVENT_PRIVILEGED) && !atomic_exchange(&said, 1))
+	/* One short line: it lands in the middle of the caller's output.  Not
+	 * for a scope that asks nothing (an empty list): there is no boundary
+	 * to reach past. */
+	if (kept && !sbx__scope_empty(scope) && sbx__wants(scope, SBX_EVENT_PRIVILEGED) &&
+	    !atomic_exchange(&said, 1))
 		sbx__event(scope, SBX_EVENT_PRIVILEGED, 0, NULL, NULL,
 		           kept & SBX_PRIVILEGE_ROOT
 		           ? "confined commands run as root (uid 0) and can reach past the boundary: "

@@ -92,6 +92,9 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
+	free(rs->unapplied);
+	rs->unapplied = NULL;
+	rs->nunapplied = 0;
 	for (size_t i = 0; i < rs->ndirs; i++) {
 		free(rs->dirs[i].path);
 		free(rs->dirs[i].because);
@@ -210,7 +213,7 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
 static int compile_new(struct sbx_scope *s, bool snapshot, bool once, struct sbx_ruleset **out)
 {
 	struct sbx_ruleset *rs = malloc(sizeof(*rs));
-	int how = once ? SBX_COMPILE_ONCE : 0, err;
+	int how = (once ? SBX_COMPILE_ONCE : 0) | (snapshot ? SBX_COMPILE_SNAPSHOT : 0), err;
 
 	if (!rs)
 		return ENOMEM;

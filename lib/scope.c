@@ -47,6 +47,8 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	for (size_t i = 0; i < s->nrules; i++) {
 		free_rule(&s->rules[i]);
 	}
+	for (size_t i = 0; i < sizeof(s->labels) / sizeof(s->labels[0]); i++)
+		free(s->labels[i]);
 	free(s->rules);
 	free(s->ports);
 	free(s);
@@ -159,32 +161,74 @@ int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const
 	return err;
 }
 
+/* What the events call what was given under what: the caller's label,
+ * else the library's words (never its constants). */
+static const char *label_of(const struct sbx_scope *s, int what)
+{
+	static const char *const words[] = { [SBX_DENY] = "the deny list",
+		                             [SBX_ALLOW] = "the re-admission list",
+		                             [SBX_READONLY] = "the read-only list",
+		                             [SBX_TMPDIR] = "the temporary directory" };
+
+	return s->labels[what] ? s->labels[what] : words[what];
+}
+
+/* An item given under what could not be added (len bytes of item, cut at
+ * 200): one event, in the caller's words. */
+static void say_item(const struct sbx_scope *s, int what, const char *item, size_t len, int err,
+                     const char *then)
+{
+	char shown[256];
+
+	snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, item);
+	sbx__event(s, SBX_EVENT_LIST, err, shown, label_of(s, what), "%s: %s%s: %s; %s",
+	           label_of(s, what), shown, len > 200 ? "..." : "", strerror(err), then);
+}
+
 SBX_EXPORT int sbx_scopeattr_addlist(sbx_scopeattr_t *restrict scope, int mode,
                                      const char *restrict list)
 {
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
-	static const char *const names[] = { [SBX_DENY] = "SBX_DENY", [SBX_ALLOW] = "SBX_ALLOW",
-		                             [SBX_READONLY] = "SBX_READONLY" };
 	const char *bad = NULL;
 	size_t len = 0;
 	int err = sbx__scope_addlist(scope, mode, list, &bad, &len);
 
-	if (bad) {
-		char shown[256];
-
-		snprintf(shown, sizeof(shown), "%.*s", len > 200 ? 200 : (int)len, bad);
-		sbx__event(scope->__scope, SBX_EVENT_LIST, err, shown, NULL,
-		           "%s%s (in a %s list): %s; nothing of the list was added", shown,
-		           len > 200 ? "..." : "", names[mode], strerror(err));
-	}
+	if (bad)
+		say_item(scope->__scope, mode, bad, len, err, "nothing of the list was added");
 	return err;
+}
+
+SBX_EXPORT int sbx_scopeattr_setlabel(sbx_scopeattr_t *restrict scope, int what,
+                                      const char *restrict label)
+{
+	SBX_KEEP_ERRNO;
+	struct sbx_scope *s = scope->__scope;
+	char *copy = NULL;
+
+	if (!s || what < SBX_DENY || what > SBX_TMPDIR || (label && strlen(label) > 100))
+		return EINVAL;
+	if (label && !(copy = strdup(label)))
+		return ENOMEM;
+	free(s->labels[what]);
+	s->labels[what] = copy;
+	return 0;
 }
 
 SBX_EXPORT int sbx_scopeattr_settmpdir(sbx_scopeattr_t *restrict scope, const char *restrict dir)
 {
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
+	int err = sbx__scope_settmpdir(scope, dir);
+
+	if (err && err != EINVAL && err != ENOMEM)
+		say_item(scope->__scope, SBX_TMPDIR, dir, strlen(dir), err,
+		         "the temporary directory is as it was");
+	return err;
+}
+
+int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir)
+{
 	struct sbx_scope *s = scope->__scope;
 	struct stat st;
 	size_t at;
@@ -248,7 +292,8 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
-		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES)
+		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |    \
+		     SBX_SCOPE_LOG_DENIALS)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
@@ -265,7 +310,13 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 /* Only these ask something of the child; the rest say how it is asked, or
  * keep what a NULL scope keeps too. */
 #define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
-                                       SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES))
+                                       SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |   \
+                                       SBX_SCOPE_LOG_DENIALS))
+
+bool sbx__scope_empty(const struct sbx_scope *s)
+{
+	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
+}
 
 SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int *restrict empty)
 {
@@ -273,7 +324,7 @@ SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int 
 
 	if (!s || !empty)
 		return EINVAL;
-	*empty = !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
+	*empty = sbx__scope_empty(s);
 	return 0;
 }
 

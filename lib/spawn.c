@@ -158,7 +158,8 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 		c->refused = (*rs)->error;
 		c->refusal = (*rs)->refusal;
 	}
-	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .filter = (*rs)->filter,
+	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .restrict_flags = (*rs)->restrict_flags,
+	                              .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
 	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
 	return 0;

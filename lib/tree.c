@@ -368,6 +368,7 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 			err = EINVAL;
 			goto fail;
 		}
+		t->ignored[t->nignored++] = &scope->rules[i];
 	}
 	for (size_t i = 0; i < nimplicit; i++)
 		v[(*n)++] = &implicit[i];

@@ -338,8 +338,8 @@ START_TEST(test_strerror_every_value)
 		ck_assert_msg(!strcmp(got, want), "%d: \"%s\", strerror \"%s\"", e, got, want);
 	}
 	ck_assert_str_eq(sbx_strerror(SBX_EREFUSED),
-	                 "the confinement was refused (Landlock refused the ruleset, or a control "
-	                 "could not be applied); the program did not run");
+	                 "the scope's confinement is refused (Landlock refused the ruleset, or a "
+	                 "control could not be applied): nothing runs under it");
 	/* strerror's text of an unknown number lives until its next call. */
 	char want[256];
 

@@ -302,6 +302,44 @@ START_TEST(test_sbxrun_portable)
 }
 END_TEST
 
+/* Explaining a path, here, says the truth: everything, unconfined; or,
+ * where no child would run, nothing.  sbxrun --explain and
+ * --report-denials say the same. */
+START_TEST(test_explain_portable)
+{
+	struct tree t;
+	sbx_scopeattr_t s;
+	sbx_explanation_t x;
+	struct seen seen;
+	char *out;
+
+	tree_make(&t);
+	scope_make(&s, &seen, t.other);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, t.secret, &x), 0);
+	ck_assert_int_eq(x.reason, SBX_REASON_UNCONFINED);
+	ck_assert_int_eq(x.exists, 1);
+	ck_assert_int_eq(x.access, SBX_ACCESS_READ | SBX_ACCESS_WRITE | SBX_ACCESS_EXECUTE |
+	                               SBX_ACCESS_UNLINK);
+	ck_assert_ptr_nonnull(strstr(x.message, "confines nothing"));
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE), 0);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, t.other, &x), 0);
+	ck_assert_int_eq(x.reason, SBX_REASON_REFUSED);
+	ck_assert_int_eq(x.error, ENOTSUP);
+	ck_assert_int_eq(x.access, 0);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, "", &x), ENOENT);
+	sbx_scopeattr_destroy(&s);
+	char *explain[] = { SBXRUN, "--deny", t.other, "--explain", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(explain, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, ": read, write, execute, unlink: unconfined"));
+	free(out);
+	char *report[] = { SBXRUN, "--report-denials", "--deny", t.other, "cat", t.secret, NULL };
+	ck_assert_int_eq(sbxrun(report, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "sbxrun: no denial report: this build confines nothing"));
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
 Suite *suite_portable(void)
 {
 	Suite *s = suite_create("portable");
@@ -314,6 +352,7 @@ Suite *suite_portable(void)
 	tcase_add_test(tc, test_file_actions_mapped);
 	tcase_add_test(tc, test_execve_unconfined);
 	tcase_add_test(tc, test_sbxrun_portable);
+	tcase_add_test(tc, test_explain_portable);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -697,7 +697,8 @@ START_TEST(test_refusal_find)
 END_TEST
 
 /* Every kind of refusal, for real, read by the same reader: the child's
- * line counts once, though the parent's event lands beside it. */
+ * line, said once (the default logger leaves the parent's event to loggers
+ * that keep data). */
 START_TEST(test_refusal_kinds)
 {
 	char *argv[] = { "cat", "/etc/hostname", NULL };
@@ -731,9 +732,8 @@ START_TEST(test_refusal_kinds)
 	sbx_scopeattr_destroy(&s);
 	ck_assert_int_eq(sbx_testing_capture_read(fd, &text), 0);
 	close(fd);
-	ck_assert_msg(strstr(text, "sbxspawn: cat: not run: SBX_SCOPE_STRICT refuses a control not "
-	                           "enforced in full (tcp_connect: needs Landlock ABI 4)\n") != NULL,
-	              "the parent's event: %s", text);
+	ck_assert_msg(strstr(text, "(tcp_connect: needs Landlock ABI 4)") == NULL,
+	              "the parent's event, said a second time: %s", text);
 	sbx_ck_assert_refusal(text, "cat");
 	ck_assert_int_eq(sbx_testing_refusal_find(text, &r), 0);
 	ck_assert_str_eq(r.what, "SBX_SCOPE_STRICT refuses a control not enforced in full");

@@ -283,9 +283,9 @@ static void readme_configure(const char *configure)
 	                                ARGV(SBXRUN, "--readonly", "/", "--allow", t.mine, "--",
 	                                     "./configure"),
 	                                &out), 0);
-	ck_assert_msg(strstr(out, "sbxrun: /tmp (the temporary directory, TMPDIR unset) is read-only: "
-	                          "it lies in /, so the command can create nothing there; give it a "
-	                          "TMPDIR of its own that the scope grants (--tmpdir DIR)\n"),
+	ck_assert_msg(strstr(out, "sbxrun: /tmp (the temporary directory) is read-only, in /: the "
+	                          "command can create nothing there; give it a TMPDIR the scope "
+	                          "grants (--tmpdir DIR)\n"),
 	              "%s", out);
 	free(out);
 	ck_assert_int_eq(run_scoped_cwd(NULL, t.mine,
@@ -436,16 +436,18 @@ START_TEST(test_churn_one_line)
 	/* The outcome lists every one ... */
 	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 	ck_assert_uint_eq(oc.dropped, 150);
-	/* ... and the default logger says it in one line. */
+	/* ... and the default logger says nothing of them, not one line a
+	 * name: the next spawn lists the directory again (a snapshot, which
+	 * keeps them unreachable, says one line: check_said.c). */
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
 	for (char *p = buf; *p; p = strchr(p, '\n') + 1) {
 		char *end = strchr(p, '\n');
 
-		summaries += strstr(p, "150 entries of") && strstr(p, "150 entries of") < end;
+		summaries += strstr(p, "entries of") && strstr(p, "entries of") < end;
 		others += strstr(p, "stays unreachable") && strstr(p, "stays unreachable") < end;
 	}
-	ck_assert_msg(summaries == 1 && others == 0, "%s", buf);
+	ck_assert_msg(summaries == 0 && others == 0, "%s", buf);
 
 	/* What vanished is gone from the directory, which the next spawn
 	 * lists again, with no new compile: the busy directory is not a

@@ -38,6 +38,9 @@ Suite *suite_processes(void);
 Suite *suite_portable(void);
 Suite *suite_migrate(void);
 Suite *suite_system(void);
+Suite *suite_said(void);
+Suite *suite_explain(void);
+Suite *suite_denials(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

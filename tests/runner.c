@@ -175,6 +175,9 @@ int main(void)
 	srunner_add_suite(sr, suite_usability());
 	srunner_add_suite(sr, suite_clients());
 	srunner_add_suite(sr, suite_processes());
+	srunner_add_suite(sr, suite_said());
+	srunner_add_suite(sr, suite_explain());
+	srunner_add_suite(sr, suite_denials());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());

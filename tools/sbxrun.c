@@ -29,6 +29,11 @@
 #endif
 #include "lib/escape.h"
 #include "sbxspawn/sbxspawn.h"
+#if SBX_BUILD_LANDLOCK
+#include <sys/wait.h>
+
+#include "tools/denials.h"
+#endif
 
 #define EXIT_FAILED 125
 #define EXIT_CANNOT_EXEC 126
@@ -78,7 +83,14 @@ static const char usage_text[] =
 	"                   programs that read them do (sbx_scopeattr_readenv(3));\n"
 	"                   COMMAND does not see them\n"
 	"  --quiet          no warnings (a refusal is still reported)\n"
+	"  --log-denials    the kernel logs what COMMAND is denied to the audit log\n"
+	"  --report-denials after COMMAND ends, print each access it was denied, as\n"
+	"                   the audit log has it (root: CAP_AUDIT_READ; audit on);\n"
+	"                   sbxrun stays, COMMAND runs as its child\n"
 	"  --status         tell what this kernel enforces, run nothing\n"
+	"  --explain        the operands are paths, not a command: for each, one line\n"
+	"                   says what a command may do there under the scope given,\n"
+	"                   and which option decides it; run nothing\n"
 	"  --help           this text\n"
 	"  --version        the version\n"
 	"\n"
@@ -306,6 +318,8 @@ struct settings {
 	sbx_scopeattr_t scope;
 	bool require;
 	bool status;
+	bool explain;
+	bool report;
 	bool quiet;
 	bool uid_set, gid_set;
 	uid_t uid;
@@ -326,17 +340,13 @@ static const struct {
 	{ "sbx_scopeattr_setids(3)", "--uid/--gid" },
 	{ "sbx_scopeattr_setids", "--uid/--gid" },
 	{ "sbx_scopeattr_settmpdir(3)", "--tmpdir DIR" },
+	{ "sbx_scopeattr_explain(3)", "--explain PATH" },
 };
 
-static void logger(const sbx_event_t *ev, void *arg)
+/* m, with the library's names of calls and flags said as the options that
+ * do them, in one line: "sbxrun: ", or another head. */
+static void print_said(FILE *f, const char *head, const char *m)
 {
-	const struct settings *set = arg;
-	const char *m = ev->message;
-
-	if (ev->kind == SBX_EVENT_EXPAND ||
-	    (ev->kind == SBX_EVENT_DROPPED && (ev->error == ENOENT || ev->error == ESTALE)) ||
-	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
-		return;
 	/* Written whole, in one line: stderr is unbuffered. */
 	char line[20000];
 	size_t len = 0;
@@ -354,7 +364,22 @@ static void logger(const sbx_event_t *ev, void *arg)
 		}
 	}
 	line[len] = '\0';
-	fprintf(stderr, "sbxrun: %s\n", line);
+	fprintf(f, "%s%s\n", head, line);
+}
+
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	const struct settings *set = arg;
+
+	/* What the library's default logger prints, and the privilege notice
+	 * too: a user of sbxrun can act on it (--uid, --drop-caps).  Not an
+	 * item that could not be added: sbxrun says that itself, naming the
+	 * option (--tmpdir DIR: ...). */
+	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
+	    ev->kind == SBX_EVENT_LIST ||
+	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
+		return;
+	print_said(stderr, "sbxrun: ", ev->message);
 }
 
 static int add_flags(sbx_scopeattr_t *scope, int flags)
@@ -412,6 +437,23 @@ static int set_status(struct settings *set, const char *name, const char *arg)
 {
 	set->status = true;
 	return 0;
+}
+
+static int set_explain(struct settings *set, const char *name, const char *arg)
+{
+	set->explain = true;
+	return 0;
+}
+
+static int log_denials(struct settings *set, const char *name, const char *arg)
+{
+	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
+}
+
+static int set_report(struct settings *set, const char *name, const char *arg)
+{
+	set->report = true;
+	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
 }
 
 static int show_help(struct settings *set, const char *name, const char *arg)
@@ -533,6 +575,9 @@ static const struct option_spec {
 	{ "abi", true, set_abi },
 	{ "quiet", false, set_quiet },
 	{ "status", false, set_status },
+	{ "explain", false, set_explain },
+	{ "log-denials", false, log_denials },
+	{ "report-denials", false, set_report },
 	{ "help", false, show_help },
 	{ "version", false, show_version },
 	{ "allow-tcp-bind", true, allow_tcp_bind },
@@ -654,11 +699,11 @@ static int parse_options(struct settings *set, int argc, char **argv)
 
 /* ---- main ------------------------------------------------------------------ */
 
-/* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
-static int run(sbx_scopeattr_t *scope, char **argv)
+/* Why argv[0] did not run (err, and the outcome of the try), said, as
+ * sbxrun's exit status. */
+static int not_run(char **argv, int err)
 {
 	sbx_outcome_t outcome;
-	int err = sbx_execvpe(argv[0], scope, argv, environ);
 
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
@@ -677,6 +722,58 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
+/* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
+static int run(sbx_scopeattr_t *scope, char **argv)
+{
+	return not_run(argv, sbx_execvpe(argv[0], scope, argv, environ));
+}
+
+#if SBX_BUILD_LANDLOCK
+static void said_line(const char *line)
+{
+	print_said(stderr, "sbxrun: ", line);
+}
+#endif
+
+/* --report-denials: argv[0] as a child, and what it was denied after it
+ * ends; its exit status, or a shell's for one a signal ended (128 + N). */
+static int run_reporting(sbx_scopeattr_t *scope, char **argv)
+{
+#if SBX_BUILD_LANDLOCK
+	int status = 0, err = denials_run(scope, argv, said_line, &status);
+
+	if (err)
+		return not_run(argv, err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+#else
+	say("%s", "no denial report: this build confines nothing (portable)");
+	return run(scope, argv);
+#endif
+}
+
+/* --explain: one line a path, on standard output; 125 where one could not
+ * be explained (said on standard error). */
+static int explain(sbx_scopeattr_t *scope, char **paths)
+{
+	int status = 0;
+
+	for (; *paths; paths++) {
+		sbx_explanation_t x;
+		char shown[4 * 4096 + 4];
+		int err = sbx_scopeattr_explain(scope, *paths, &x);
+
+		sbx__escape(*paths, shown, sizeof(shown) - 2);
+		if (err) {
+			say("%s: %s", *paths, sbx_strerror(err));
+			status = EXIT_FAILED;
+			continue;
+		}
+		strcat(shown, ": ");
+		print_said(stdout, shown, x.message);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	/* Static: alive until exit, whichever way sbxrun leaves. */
@@ -685,7 +782,13 @@ int main(int argc, char **argv)
 
 	if (set.status)
 		return status(set.require);
+	if (set.explain && command >= argc)
+		fail("%s", "--explain needs a path");
+	if (set.explain)
+		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
+	if (set.report)
+		return run_reporting(&set.scope, argv + command);
 	return run(&set.scope, argv + command);
 }

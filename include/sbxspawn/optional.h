@@ -69,11 +69,13 @@ extern char **environ;
 #define SBX_SCOPE_LISTABLE 0x200
 #define SBX_SCOPE_SHARE_KEYRINGS 0x400
 #define SBX_SCOPE_TUNE_PROCESSES 0x800
+#define SBX_SCOPE_LOG_DENIALS 0x1000
 #define SBX_TCP_BIND 0x1
 #define SBX_TCP_CONNECT 0x2
 #define SBX_DENY 1
 #define SBX_ALLOW 2
 #define SBX_READONLY 3
+#define SBX_TMPDIR 4
 
 enum sbx_event_kind {
 	SBX_EVENT_DROPPED = 1, SBX_EVENT_UNCONFINED, SBX_EVENT_IGNORED_DENY, SBX_EVENT_ALIAS,
@@ -192,8 +194,8 @@ static inline int sbx_file_actions_addtcsetpgrp(sbx_file_actions_t *fa, int tcfd
 static inline const char *sbx_strerror(int err)
 {
 	if (err == SBX_EREFUSED)
-		return "the confinement was refused (Landlock refused the ruleset, or a control "
-		       "could not be applied); the program did not run";
+		return "the scope's confinement is refused (Landlock refused the ruleset, or a control "
+		       "could not be applied): nothing runs under it";
 	return strerror(err);
 }
 static inline const char *sbx_outcome_name(int confinement)
@@ -235,11 +237,12 @@ typedef struct sbx_scopeattr {
 	void *__logger_arg;
 } sbx_scopeattr_t;
 
-#define SBX_OPTIONAL_FLAGS 0xfff
+#define SBX_OPTIONAL_FLAGS 0x1fff
 #define SBX_OPTIONAL_CONTROLS (SBX_OPTIONAL_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | \
                                                      SBX_SCOPE_LISTABLE |                    \
                                                      SBX_SCOPE_SHARE_KEYRINGS |              \
-                                                     SBX_SCOPE_TUNE_PROCESSES))
+                                                     SBX_SCOPE_TUNE_PROCESSES |              \
+                                                     SBX_SCOPE_LOG_DENIALS))
 
 static inline void sbx_optional_say(const sbx_scopeattr_t *s, int kind, int err,
                                     const char *path, const char *path2, const char *message)
@@ -310,6 +313,13 @@ static inline int sbx_scopeattr_settmpdir(sbx_scopeattr_t *scope, const char *di
 	if (dir && !S_ISDIR(st.st_mode))
 		return ENOTDIR;
 	scope->__tmpdir = dir != NULL;
+	return 0;
+}
+/* Nothing here fails for an item: the words are not needed. */
+static inline int sbx_scopeattr_setlabel(sbx_scopeattr_t *scope, int what, const char *label)
+{
+	if (!scope->__init || what < SBX_DENY || what > SBX_TMPDIR || (label && strlen(label) > 100))
+		return EINVAL;
 	return 0;
 }
 static inline int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
@@ -401,6 +411,59 @@ static inline int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 	if (!scope->__init)
 		return EINVAL;
 	return (scope->__flags & SBX_SCOPE_REQUIRE) ? ENOTSUP : 0;
+}
+
+/* ---- explaining a path: with no library, nothing is confined ---------- */
+
+#define SBX_ACCESS_READ 0x1
+#define SBX_ACCESS_WRITE 0x2
+#define SBX_ACCESS_EXECUTE 0x4
+#define SBX_ACCESS_LIST 0x8
+#define SBX_ACCESS_CREATE 0x10
+#define SBX_ACCESS_REMOVE 0x20
+#define SBX_ACCESS_UNLINK 0x40
+
+enum sbx_reason {
+	SBX_REASON_GRANTED = 1, SBX_REASON_DENIED, SBX_REASON_READMITTED, SBX_REASON_READONLY,
+	SBX_REASON_FROZEN, SBX_REASON_UNLISTED, SBX_REASON_DROPPED, SBX_REASON_UNCONFINED,
+	SBX_REASON_REFUSED
+};
+
+typedef struct sbx_explanation {
+	int access, reason;
+	const char *rule, *frozen;
+	int error, exists;
+	const char *message;
+} sbx_explanation_t;
+
+/* Everything, honestly: a child of this program runs unconfined (or, where
+ * the scope requires confinement or asks another uid, does not run). */
+static inline int sbx_scopeattr_explain(const sbx_scopeattr_t *scope, const char *path,
+                                        sbx_explanation_t *out)
+{
+	struct stat st;
+	int refused;
+
+	if (!scope || !scope->__init || !path || !out)
+		return EINVAL;
+	if (!*path)
+		return ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->exists = stat(path, &st) ? 0 : S_ISDIR(st.st_mode) ? 2 : 1;
+	refused = (scope->__flags & (SBX_SCOPE_REQUIRE | SBX_SCOPE_DROP_CAPS)) || scope->__ids;
+	out->reason = refused ? SBX_REASON_REFUSED : SBX_REASON_UNCONFINED;
+	out->error = !refused ? 0 : (scope->__flags & SBX_SCOPE_REQUIRE) ? ENOTSUP : SBX_EREFUSED;
+	out->access = refused ? 0
+	              : SBX_ACCESS_READ | SBX_ACCESS_WRITE | SBX_ACCESS_EXECUTE | SBX_ACCESS_UNLINK |
+	                (out->exists != 1 ? SBX_ACCESS_LIST | SBX_ACCESS_CREATE | SBX_ACCESS_REMOVE
+	                                  : 0);
+	out->message = refused          ? "nothing: no child runs: this program was built without "
+	                                  "libsbxspawn"
+	               : out->exists == 1 ? "read, write, execute, unlink: unconfined: this program "
+	                                  "was built without libsbxspawn"
+	                                : "read, write, execute, list, create, remove, unlink: "
+	                                  "unconfined: this program was built without libsbxspawn";
+	return 0;
 }
 
 /* ---- the environment convention (sbx_scopeattr_readenv(3)) ------------ */

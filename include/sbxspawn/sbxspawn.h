@@ -37,8 +37,9 @@ extern "C" {
 
 /* Returned when the confinement the scope asks for could not be applied in
  * the child (Landlock present and refusing the ruleset, or a control such
- * as a change of ids failing): the program did not run.  Outside the range
- * of the C library's errno values. */
+ * as a change of ids failing): the program did not run; and by
+ * sbx_scopeattr_compile() where every spawn would be refused.  Outside the
+ * range of the C library's errno values. */
 #define SBX_EREFUSED 2001
 
 /* Exit status of a child whose confinement was refused (after one line on
@@ -110,6 +111,11 @@ typedef struct sbx_scopeattr {
  * of any process but the caller's own by pid 0 (the kernel names threads,
  * children and the caller alike by number: all are refused). */
 #define SBX_SCOPE_TUNE_PROCESSES 0x800
+/* The kernel logs every access the child is denied to the audit log, after
+ * its exec too (Landlock ABI 7; by default a domain logs nothing past the
+ * exec of the process that made it, and a child is confined before its
+ * exec).  Below ABI 7, a warning; the rest of the scope applies. */
+#define SBX_SCOPE_LOG_DENIALS 0x1000
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
@@ -138,8 +144,19 @@ int sbx_scopeattr_addlist(sbx_scopeattr_t *SBX_RESTRICT scope, int mode,
 /* A temporary directory for the child: dir (an existing directory) is
  * re-admitted with full access, and the child's environment has
  * TMPDIR=dir, in a copy of the envp the caller passed (the one change the
- * library makes to the environment).  dir NULL removes it. */
+ * library makes to the environment).  dir NULL removes it.  On an error
+ * the old one stays, and an SBX_EVENT_LIST event names dir. */
 int sbx_scopeattr_settmpdir(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT dir);
+
+/* What sbx_scopeattr_setlabel() names: the lists of each mode, and ... */
+#define SBX_TMPDIR 4 /* ... the temporary directory */
+/* The words the events use for what the caller gave under what (SBX_DENY,
+ * SBX_ALLOW, SBX_READONLY: the lists of sbx_scopeattr_addlist(); SBX_TMPDIR)
+ * where an item of it cannot be added: the caller's own name for it (a
+ * configuration key, an option), at most 100 bytes; NULL: the library's
+ * words ("the deny list", "the temporary directory"). */
+int sbx_scopeattr_setlabel(sbx_scopeattr_t *SBX_RESTRICT scope, int what,
+                           const char *SBX_RESTRICT label);
 int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags);
 int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT flags);
 /* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
@@ -173,6 +190,58 @@ int sbx_scopeattr_compile(sbx_scopeattr_t *scope);
 int sbx_scopeattr_isempty(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT empty);
 
 /* ------------------------------------------------------------------------
+ * Why a path is reachable, or not
+ * --------------------------------------------------------------------- */
+
+/* What a child may do at a path (sbx_explanation_t.access): to a file,
+ * read, write and execute it; in a directory, the same to the files beneath
+ * it, and list it, create entries in it and remove entries from it; and to
+ * either, remove it from the directory that holds it (unlink, rename). */
+#define SBX_ACCESS_READ 0x1
+#define SBX_ACCESS_WRITE 0x2
+#define SBX_ACCESS_EXECUTE 0x4
+#define SBX_ACCESS_LIST 0x8
+#define SBX_ACCESS_CREATE 0x10
+#define SBX_ACCESS_REMOVE 0x20
+#define SBX_ACCESS_UNLINK 0x40
+
+/* What decides it (sbx_explanation_t.reason); `rule' is the path named. */
+enum sbx_reason {
+	SBX_REASON_GRANTED = 1, /* nothing in the scope restricts it */
+	SBX_REASON_DENIED,      /* beneath the denial rule */
+	SBX_REASON_READMITTED,  /* beneath the re-admission rule (a temporary directory too) */
+	SBX_REASON_READONLY,    /* beneath the read-only path rule */
+	SBX_REASON_FROZEN,      /* on the way to the restricted path rule: listed, its entries
+	                           granted one by one, nothing created or removed in it */
+	SBX_REASON_UNLISTED,    /* not among the entries of a frozen directory (frozen): not
+	                           there, so it cannot be made, or not granted */
+	SBX_REASON_DROPPED,     /* its grant was dropped at the compile (rule: the path dropped;
+	                           error, and the message, say why) */
+	SBX_REASON_UNCONFINED,  /* a child would run unconfined: it may do everything */
+	SBX_REASON_REFUSED      /* no child would run: the confinement would be refused (error) */
+};
+
+typedef struct sbx_explanation {
+	int access;          /* SBX_ACCESS_*: what a child may do there */
+	int reason;          /* enum sbx_reason */
+	const char *rule;    /* the path of the scope that decides it, or NULL */
+	const char *frozen;  /* the restricted path that freezes the directory holding it (it
+	                        cannot be removed, renamed or replaced there), or NULL */
+	int error;           /* why, for SBX_REASON_DROPPED and SBX_REASON_REFUSED; else 0 */
+	int exists;          /* 1 where path is there, 2 where it is a directory, else 0 */
+	const char *message; /* one line: what a child may do, and why */
+	int __reserved[8];
+} sbx_explanation_t;
+
+/* What a child spawned now with scope may do at path (resolved as
+ * sbx_scopeattr_adddeny resolves it), and which path of the scope decides
+ * it.  The answer is a compile's: the scope is compiled for it, against the
+ * running kernel (nothing is kept, no event delivered).  out's strings stay
+ * valid until the calling thread's next call. */
+int sbx_scopeattr_explain(const sbx_scopeattr_t *SBX_RESTRICT scope,
+                          const char *SBX_RESTRICT path, sbx_explanation_t *SBX_RESTRICT out);
+
+/* ------------------------------------------------------------------------
  * The environment convention: one set of variables for every program
  * --------------------------------------------------------------------- */
 
@@ -204,7 +273,8 @@ enum sbx_event_kind {
 	SBX_EVENT_EXPAND,        /* debug: path was listed and its siblings are being granted */
 	SBX_EVENT_DOWNGRADED,    /* a requested control is beyond this kernel: path names it */
 	SBX_EVENT_PRIVILEGED,    /* the child keeps uid 0 or capabilities (once per process) */
-	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR or the working directory: path */
+	SBX_EVENT_FROZEN,        /* the scope freezes TMPDIR, the working or the home
+	                            directory: path */
 	SBX_EVENT_FAILED,        /* the scope could not be compiled at path: nothing ran */
 	SBX_EVENT_VANISHED,      /* how many entries (path: the first directory) vanished or
 	                            changed while the scope was compiled; each was an
@@ -280,7 +350,8 @@ typedef struct sbx_outcome {
 	int stage;           /* enum sbx_stage where the spawn failed */
 	int action;          /* index of the failing file action, else -1 */
 	int error;           /* errno of the failure or refusal, else 0 */
-	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full */
+	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full, and
+	                        SBX_SCOPE_LOG_DENIALS where the kernel logs */
 	int privilege;       /* SBX_PRIVILEGE_*: what the child kept */
 	int __reserved[7];
 } sbx_outcome_t;

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel's own word on what a child was denied: SBX_SCOPE_LOG_DENIALS
+ * keeps the child's domain logging after its exec (Landlock ABI 7), and
+ * sbxrun --report-denials reads the audit log and says each denial after
+ * the command ends.  Against the real kernel, as root: the audit log is
+ * turned on for the test and left as it was found. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+
+#include "tests/common.h"
+#include "tools/denials.h"
+
+#define FSOP HELPER_DIR "/fsop"
+#define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+
+static struct tree t;
+
+static void setup(void)
+{
+	tree_make(&t);
+}
+
+static void teardown(void)
+{
+	tree_free(&t);
+}
+
+/* How many lines of text hold needle. */
+static int lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n'), *hit = strstr(p, needle);
+
+		if (!end)
+			end = p + strlen(p);
+		n += hit && hit < end;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* ---- the audit log's switch ------------------------------------------ */
+
+/* AUDIT_GET or AUDIT_SET of enabled: 0 with *enabled (for a get), or the
+ * errno. */
+static int audit_switch(int type, unsigned *enabled)
+{
+	struct {
+		struct nlmsghdr h;
+		struct audit_status st;
+	} m = { { NLMSG_LENGTH(type == AUDIT_SET ? sizeof(struct audit_status) : 0), (uint16_t)type,
+	          NLM_F_REQUEST | NLM_F_ACK, 1, 0 },
+	        { .mask = AUDIT_STATUS_ENABLED, .enabled = *enabled } };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[8192];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT), err = EPROTO;
+
+	if (fd < 0)
+		return errno;
+	if (sendto(fd, &m, m.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h = (const struct nlmsghdr *)(void *)buf;
+
+		if (n < (ssize_t)NLMSG_HDRLEN)
+			break;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			err = -((const struct nlmsgerr *)NLMSG_DATA(h))->error;
+			if (err || type == AUDIT_SET)
+				break;
+		} else if (h->nlmsg_type == AUDIT_GET) {
+			*enabled = ((const struct audit_status *)NLMSG_DATA(h))->enabled;
+			err = 0;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+/* The audit log as it was before a test turned it on. */
+static unsigned audit_was;
+
+/* Turns the audit log on (false, with a SKIP line, where this test cannot
+ * switch it: not root). */
+static bool audit_on(const char *test)
+{
+	unsigned on = 1;
+	int err = audit_switch(AUDIT_GET, &audit_was);
+
+	if (!err && audit_was == 2) {
+		say_skip("SKIP %s: the audit log is locked (enabled=2)\n", test);
+		return false;
+	}
+	if (!err && !audit_was)
+		err = audit_switch(AUDIT_SET, &on);
+	if (err)
+		say_skip("SKIP %s: the audit log cannot be switched on here (%s: needs "
+		         "CAP_AUDIT_CONTROL, as root)\n", test, strerror(err));
+	return !err;
+}
+
+static void audit_restore(void)
+{
+	if (!audit_was)
+		audit_switch(AUDIT_SET, &audit_was);
+}
+
+/* ---- the flag --------------------------------------------------------- */
+
+/* Why logged() could not tell: checked once the log is as it was. */
+static char trouble[1024];
+
+/* What a child with scope s, running fsop read PATH, was denied, as the
+ * audit log says: how many denials of path (read_file), 0 where none was
+ * logged, -1 where it cannot be told (trouble says why).  The log must be
+ * on, and nothing here may end the test before it is switched back. */
+static int logged(sbx_scopeattr_t *s, const char *path, sbx_outcome_t *oc)
+{
+	struct denials d;
+	struct denial *v;
+	size_t n;
+	pid_t pid;
+	int status, count = 0, err;
+
+	if (denials_open(&d)) {
+		snprintf(trouble, sizeof(trouble), "%s", d.why);
+		denials_free(&d, NULL, 0);
+		return -1;
+	}
+	err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, s, ARGV(FSOP, "read", (char *)path), environ);
+	sbx_outcome_get(oc);
+	status = err ? -1 : denials_wait(&d, pid);
+	if (err || d.why[0] || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 1) {
+		snprintf(trouble, sizeof(trouble), "spawn: %s; status %#x; %s", sbx_strerror(err),
+		         (unsigned)status, d.why);
+		denials_free(&d, NULL, 0);
+		return -1;
+	}
+	v = denials_of(&d, pid, &n);
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i].path && !strcmp(v[i].object, path) && strstr(v[i].rights, "fs.read_file"))
+			count += (int)v[i].count;
+	denials_free(&d, v, n);
+	return count;
+}
+
+/* By default the kernel logs nothing a child is denied after its exec;
+ * with the flag, each denial of the program, naming the path and the
+ * right, and the domain the child made. */
+START_TEST(test_log_denials_after_exec)
+{
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	int without, with;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7 (this kernel has %d)\n", __func__,
+		         landlock_abi());
+		return;
+	}
+	if (!audit_on(__func__))
+		return;
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setevents(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	without = logged(&s, t.secret, &oc);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_LOG_DENIALS), 0);
+	with = logged(&s, t.secret, &oc);
+	audit_restore();
+	ck_assert_msg(without >= 0 && with >= 0, "%s", trouble);
+	ck_assert_int_eq(without, 0);
+	ck_assert_int_eq(with, 1);
+	ck_assert(oc.controls & SBX_SCOPE_LOG_DENIALS);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+static int downgraded;
+
+static void count_downgraded(const sbx_event_t *ev, void *arg)
+{
+	(void)arg;
+	downgraded += ev->kind == SBX_EVENT_DOWNGRADED && !strcmp(ev->path, "log_denials");
+}
+
+/* Below ABI 7 it is not done, and said; the rest of the scope holds, and
+ * SBX_SCOPE_STRICT refuses nothing for it (logging confines nothing). It
+ * asks nothing of a child. */
+START_TEST(test_log_denials_below_abi_7)
+{
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	int empty = 0;
+
+	REQUIRE_LANDLOCK();
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_STRICT), 0);
+	ck_assert_int_eq(sbx_scopeattr_isempty(&s, &empty), 0);
+	ck_assert_int_eq(empty, 1);
+	ck_assert_int_eq(sbx_scopeattr_setabi(&s, 6), 0);
+	sbx_scopeattr_setlogger(&s, count_downgraded, NULL);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", t.secret), NULL), 1);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert(!(oc.controls & SBX_SCOPE_LOG_DENIALS));
+	ck_assert_int_eq(downgraded, 1);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", (char *)join(t.mine, "file")), NULL), 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* ---- sbxrun --report-denials -------------------------------------------- */
+
+/* As root, with the log on: after the command, each access it was denied,
+ * the right and the path, and why (the denial, the frozen directory and
+ * the listing option); the command's own output and status as they are. */
+START_TEST(test_sbxrun_report_denials)
+{
+	char cmd[16384];
+	char *out;
+	int status;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
+		return;
+	}
+	if (!audit_on(__func__))
+		return;
+	snprintf(cmd, sizeof(cmd), "cat %s; cat %s; ls %s; echo x > %s/new; cat %s/file; exit 3",
+	         t.secret, t.secret, t.projects, t.projects, t.mine);
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/sh",
+	                               "-c", cmd),
+	                    &out);
+	audit_restore();
+	ck_assert_int_eq(status, 3);
+	ck_assert_ptr_nonnull(strstr(out, "mine\n"));
+	ck_assert_msg(strstr(out, "sbxrun: denied read_file: ") &&
+	                  strstr(out, "/other/secret (2 times): in the denial "),
+	              "%s", out);
+	ck_assert_msg(strstr(out, "sbxrun: denied read_dir: ") &&
+	                  strstr(out, "/projects: frozen by ") && strstr(out, "--listable lists it"),
+	              "%s", out);
+	ck_assert_msg(strstr(out, "sbxrun: denied make_reg: "), "%s", out);
+	ck_assert_msg(!strstr(out, "SBX_"), "a library name: %s", out);
+	free(out);
+}
+END_TEST
+
+/* Where the log is off, one line says so and what to do; the command runs
+ * all the same. */
+START_TEST(test_sbxrun_no_report)
+{
+	unsigned was = 0, off = 0;
+	char *out;
+	int status, err;
+
+	REQUIRE_LANDLOCK();
+	if ((err = audit_switch(AUDIT_GET, &was))) {
+		/* Not root (the line names what is missing), or no audit here
+		 * at all (a container's namespaces): one line all the same. */
+		ck_assert_int_eq(run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other,
+		                                       "/bin/echo", "ran"), &out), 0);
+		ck_assert_msg(strstr(out, "ran\n") && lines_with(out, "sbxrun: no denial report: ") == 1 &&
+		                  (err != EPERM || strstr(out, "CAP_AUDIT_CONTROL")), "%s", out);
+		free(out);
+		return;
+	}
+	if (was == 2) {
+		say_skip("SKIP %s: the audit log is locked on (enabled=2)\n", __func__);
+		return;
+	}
+	if (was)
+		audit_switch(AUDIT_SET, &off);
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/cat",
+	                               t.secret), &out);
+	if (was)
+		audit_switch(AUDIT_SET, &was);
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(strstr(out, "Permission denied"), "%s", out);
+	ck_assert_msg(strstr(out, "sbxrun: no denial report: the audit log is off: turn it on as "
+	                          "root (auditctl -e 1"), "%s", out);
+	free(out);
+}
+END_TEST
+
+Suite *suite_denials(void)
+{
+	Suite *su = suite_create("denials");
+	TCase *tc = tcase_create("audit");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_log_denials_after_exec);
+	tcase_add_test(tc, test_log_denials_below_abi_7);
+	tcase_add_test(tc, test_sbxrun_report_denials);
+	tcase_add_test(tc, test_sbxrun_no_report);
+	suite_add_tcase(su, tc);
+	return su;
+}

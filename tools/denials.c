@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's own word on what a command was denied, read from the audit
+ * log with no daemon: a netlink audit socket in the read-log multicast
+ * group (which needs CAP_AUDIT_READ) receives every record the kernel
+ * logs.  The command's Landlock domain logs past its exec only with
+ * SBX_SCOPE_LOG_DENIALS; each denial is an AUDIT_LANDLOCK_ACCESS record
+ * naming the domain, the rights missing and the object, and the first of a
+ * domain comes with an AUDIT_LANDLOCK_DOMAIN record naming the pid that
+ * made it: the command, which restricted itself between its clone and its
+ * exec.
+ *
+ * The kernel hands records to readers from a queue of its own, after the
+ * process that caused them has moved on: when the command has ended, some
+ * may still be queued.  So the report ends at a mark: a user message
+ * (AUDIT_USER, which needs CAP_AUDIT_WRITE) sent once the command ended
+ * goes through the same queue, behind every record the command caused, and
+ * once it is read back nothing of the command's is left to come.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+
+#include "sbxspawn/sbxspawn.h"
+#include "tools/denials.h"
+
+extern char **environ;
+
+#ifndef AUDIT_LANDLOCK_ACCESS
+#define AUDIT_LANDLOCK_ACCESS 1423
+#define AUDIT_LANDLOCK_DOMAIN 1424
+#endif
+#ifndef AUDIT_NLGRP_READLOG
+#define AUDIT_NLGRP_READLOG 1
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* The longest record the kernel sends (MAX_AUDIT_MESSAGE_LENGTH), and its
+ * header. */
+#define RECORD_MAX 8970
+
+struct access_record {
+	char domain[32];
+	char *rights, *object;
+	bool path;
+};
+
+struct domain_record {
+	char domain[32];
+	long pid;
+};
+
+/* ---- requests --------------------------------------------------------- */
+
+/* Sends one request on the control socket and reads its answer: 0 with
+ * the reply's payload in reply (where one is wanted), or the errno. */
+static int request(int fd, int type, const void *data, size_t len, void *reply, size_t rlen)
+{
+	struct {
+		struct nlmsghdr h;
+		char data[1024];
+	} m = { { (uint32_t)NLMSG_LENGTH(len), (uint16_t)type, NLM_F_REQUEST | NLM_F_ACK, 1, 0 } };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[RECORD_MAX + 64];
+
+	if (len > sizeof(m.data))
+		return EINVAL;
+	memcpy(m.data, data, len);
+	if (sendto(fd, &m, m.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)(void *)buf;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)NLMSG_HDRLEN)
+			return n < 0 ? errno : EPROTO;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (e->error || !reply)
+				return -e->error;
+		} else if (h->nlmsg_type == type && reply) {
+			memcpy(reply, NLMSG_DATA(h), rlen);
+			return 0;
+		}
+	}
+}
+
+int denials_open(struct denials *d)
+{
+	struct audit_status st = { 0 };
+	struct sockaddr_nl group = { .nl_family = AF_NETLINK,
+		                     .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1) };
+	int size = 8 << 20, err;
+
+	*d = (struct denials){ .ctl = -1, .log = -1 };
+	d->ctl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	d->log = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (d->ctl < 0 || d->log < 0) {
+		snprintf(d->why, sizeof(d->why), "this kernel has no audit (%s)", strerror(errno));
+		return -1;
+	}
+	if ((err = request(d->ctl, AUDIT_GET, NULL, 0, &st, sizeof(st)))) {
+		snprintf(d->why, sizeof(d->why), "whether the audit log is on cannot be told (%s: it "
+		         "needs CAP_AUDIT_CONTROL; run sbxrun as root)", strerror(err));
+		return -1;
+	}
+	if (!st.enabled) {
+		snprintf(d->why, sizeof(d->why), "the audit log is off: turn it on as root "
+		         "(auditctl -e 1, of the auditd package) and run again");
+		return -1;
+	}
+	/* Room for a burst of denials while the command runs. */
+	if (setsockopt(d->log, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(d->log, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(d->log, (struct sockaddr *)&group, sizeof(group))) {
+		snprintf(d->why, sizeof(d->why), "reading the audit log needs CAP_AUDIT_READ (%s): run "
+		         "sbxrun as root, or read the records with ausearch -m LANDLOCK_ACCESS",
+		         strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* The value of field name= in a record's text (len bytes), in out: as it
+ * stands, or for a string (strings set), unquoted, or decoded where the
+ * kernel wrote it in hexadecimal (as it does an untrusted string that holds
+ * a space, a quote or a control character).  false where there is none. */
+static bool field(const char *text, size_t len, const char *name, bool string, char *out,
+                  size_t cap)
+{
+	size_t nlen = strlen(name), o = 0;
+	const char *p = text, *end = text + len, *v, *q;
+
+	for (; p + nlen < end; p++)
+		if ((p == text || p[-1] == ' ') && !strncmp(p, name, nlen) && p[nlen] == '=')
+			break;
+	if (p + nlen >= end)
+		return false;
+	v = p + nlen + 1;
+	if (string && v < end && *v == '"') {
+		for (v++; v < end && *v != '"' && o + 1 < cap; v++)
+			out[o++] = *v;
+	} else {
+		for (q = v; q < end && *q != ' '; q++)
+			;
+		string &= (q - v) % 2 == 0;
+		for (; v < q && o + 1 < cap; v += string ? 2 : 1)
+			out[o++] = string ? (char)strtol((char[]){ v[0], v[1], 0 }, NULL, 16) : *v;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* The object of an access record: its path, or the rest of the record
+ * past the rights (a signal's target, a port). */
+static char *object_of(const char *text, size_t len, bool *path)
+{
+	char buf[RECORD_MAX];
+	const char *rest = memmem(text, len, "blockers=", 9);
+
+	if ((*path = field(text, len, "path", true, buf, sizeof(buf))))
+		return strdup(buf);
+	if (rest && (rest = memchr(rest, ' ', len - (size_t)(rest - text))))
+		return strndup(rest + 1, len - (size_t)(rest + 1 - text));
+	return strdup("");
+}
+
+static void keep(struct denials *d, int type, const char *text, size_t len)
+{
+	char domain[32], rights[256], pid[32], status[32];
+
+	if (!field(text, len, "domain", false, domain, sizeof(domain)))
+		return;
+	if (type == AUDIT_LANDLOCK_ACCESS && field(text, len, "blockers", false, rights, sizeof(rights))) {
+		struct access_record *grown = d->records, *r;
+
+		if (d->nrecords == d->cap &&
+		    !(grown = realloc(d->records, (d->cap = d->cap ? 2 * d->cap : 64) * sizeof(*grown))))
+			return;
+		d->records = grown;
+		r = &d->records[d->nrecords];
+		snprintf(r->domain, sizeof(r->domain), "%s", domain);
+		if ((r->rights = strdup(rights)) && (r->object = object_of(text, len, &r->path)))
+			d->nrecords++;
+		else
+			free(r->rights);
+	} else if (type == AUDIT_LANDLOCK_DOMAIN &&
+	           field(text, len, "status", false, status, sizeof(status)) &&
+	           !strcmp(status, "allocated") && field(text, len, "pid", false, pid, sizeof(pid))) {
+		struct domain_record *grown = d->domains;
+
+		if (d->ndomains == d->dcap &&
+		    !(grown = realloc(d->domains, (d->dcap = d->dcap ? 2 * d->dcap : 8) * sizeof(*grown))))
+			return;
+		d->domains = grown;
+		snprintf(d->domains[d->ndomains].domain, sizeof(grown->domain), "%s", domain);
+		d->domains[d->ndomains++].pid = strtol(pid, NULL, 10);
+	}
+}
+
+/* Reads what the log has now, without waiting. */
+static void drain(struct denials *d)
+{
+	char buf[RECORD_MAX + 64];
+	ssize_t n;
+
+	while ((n = recv(d->log, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)(void *)buf;
+		const char *text = NLMSG_DATA(h);
+		size_t len;
+
+		if (n < 0) {
+			if (errno == ENOBUFS)
+				d->overflowed = true;
+			if (errno == ENOBUFS || errno == EINTR)
+				continue;
+			return; /* EAGAIN: nothing more now */
+		}
+		if (n < (ssize_t)NLMSG_HDRLEN || h->nlmsg_len > (size_t)n)
+			continue;
+		len = h->nlmsg_len - NLMSG_HDRLEN;
+		if (h->nlmsg_type == AUDIT_USER && d->cookie[0] && memmem(text, len, d->cookie,
+		                                                              strlen(d->cookie)))
+			d->ended = true;
+		else
+			keep(d, h->nlmsg_type, text, len);
+	}
+}
+
+/* Waits until fd is readable, or a signal came: false where it never will
+ * be within limit_ms (-1: no limit). */
+static bool readable(int fd, int limit_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r = poll(&p, 1, limit_ms);
+
+	return r != 0;
+}
+
+int denials_wait(struct denials *d, pid_t pid)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
+	struct timespec now;
+	char mark[128];
+
+	/* The command's records, as they come, so that a burst of them does
+	 * not overflow the socket. */
+	while (pidfd >= 0) {
+		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = d->log, .events = POLLIN } };
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		drain(d);
+		if (p[0].revents)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(d->cookie, sizeof(d->cookie), "sbxrun-denials-end-%ld-%ld.%09ld", (long)getpid(),
+	         (long)now.tv_sec, now.tv_nsec);
+	snprintf(mark, sizeof(mark), "%s: the report of pid %ld is whole", d->cookie, (long)pid);
+	if (request(d->ctl, AUDIT_USER, mark, strlen(mark) + 1, NULL, 0)) {
+		snprintf(d->why, sizeof(d->why), "the end of the command's records cannot be marked "
+		         "(sending to the audit log needs CAP_AUDIT_WRITE): the report may miss the last");
+		drain(d);
+		return status;
+	}
+	/* The mark comes behind every record of the command's.  Should the
+	 * log drop it (a backlog limit, a rule), the report stops after ten
+	 * seconds of silence, and says it may be short. */
+	while (!d->ended && readable(d->log, 10000))
+		drain(d);
+	if (!d->ended)
+		snprintf(d->why, sizeof(d->why), "the audit log did not mark the end of the command's "
+		         "records (a backlog limit, or a rule): the report may miss some");
+	return status;
+}
+
+/* ---- the report -------------------------------------------------------- */
+
+static bool made_by(const struct denials *d, const char *domain, pid_t pid)
+{
+	for (size_t i = 0; i < d->ndomains; i++)
+		if (!strcmp(d->domains[i].domain, domain) && d->domains[i].pid == (long)pid)
+			return true;
+	return false;
+}
+
+struct denial *denials_of(struct denials *d, pid_t pid, size_t *n)
+{
+	struct denial *v = calloc(d->nrecords + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < d->nrecords; i++) {
+		const struct access_record *r = &d->records[i];
+		size_t k;
+
+		if (!made_by(d, r->domain, pid))
+			continue;
+		for (k = 0; k < *n && (strcmp(v[k].rights, r->rights) || strcmp(v[k].object, r->object));
+		     k++)
+			;
+		if (k == *n)
+			v[(*n)++] = (struct denial){ .rights = r->rights, .object = r->object,
+			                             .path = r->path };
+		v[k].count++;
+	}
+	return v;
+}
+
+void denials_free(struct denials *d, struct denial *v, size_t n)
+{
+	(void)n;
+	free(v);
+	for (size_t i = 0; i < d->nrecords; i++) {
+		free(d->records[i].rights);
+		free(d->records[i].object);
+	}
+	free(d->records);
+	free(d->domains);
+	if (d->ctl >= 0)
+		close(d->ctl);
+	if (d->log >= 0)
+		close(d->log);
+	*d = (struct denials){ .ctl = -1, .log = -1 };
+}
+
+/* ---- the command, and what it was denied ------------------------------ */
+
+static pid_t command_pid;
+
+/* sbxrun stays, to read the log: the terminal's interrupt reaches the
+ * command on its own, and what is sent to sbxrun alone is passed on.
+ * Caught, not ignored, so that the command starts with its defaults. */
+static void pass_on(int sig)
+{
+	if (command_pid > 0 && (sig == SIGTERM || sig == SIGHUP))
+		kill(command_pid, sig);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = pass_on };
+
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 0, all[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP }; sig < 4; sig++)
+		sigaction(all[sig], &sa, NULL);
+}
+
+/* Why pid's domain denied an access to path, in a few words, from the
+ * scope's own explanation of the path. */
+static void why_denied(const sbx_scopeattr_t *scope, const struct denial *dn, char *out,
+                       size_t cap)
+{
+	sbx_explanation_t x;
+	const char *why;
+
+	out[0] = '\0';
+	if (!dn->path || sbx_scopeattr_explain(scope, dn->object, &x))
+		return;
+	why = strstr(x.message, ": ") ? strstr(x.message, ": ") + 2 : x.message;
+	if (x.reason == SBX_REASON_DENIED || x.reason == SBX_REASON_READONLY)
+		snprintf(out, cap, "in the %s %s", x.reason == SBX_REASON_DENIED ? "denial"
+		                                                                 : "read-only path",
+		         x.rule);
+	else if (x.reason == SBX_REASON_FROZEN)
+		snprintf(out, cap, "frozen by %s, whatever is re-admitted%s", x.rule,
+		         strstr(dn->rights, "read_dir") && !(x.access & SBX_ACCESS_LIST)
+		         ? "; SBX_SCOPE_LISTABLE lists it" : "");
+	else if (x.frozen)
+		snprintf(out, cap, "its directory is frozen by %s", x.frozen);
+	else
+		snprintf(out, cap, "%s", why);
+}
+
+/* "fs.read_file,fs.refer" as "read_file, refer". */
+static void rights_words(const char *rights, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (const char *p = rights; *p && o + 3 < cap; p++) {
+		if (!strncmp(p, "fs.", 3) && (p == rights || p[-1] == ','))
+			p += 3;
+		if (*p == ',') {
+			out[o++] = ',';
+			out[o++] = ' ';
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid_t pid,
+                   const sbx_scopeattr_t *scope, void (*said)(const char *line))
+{
+	char line[3 * 4096], rights[256], why[2 * 4096];
+	struct denial *v;
+	size_t n;
+
+	if (!reading || oc->confinement == SBX_OUTCOME_UNCONFINED ||
+	    !(oc->controls & SBX_SCOPE_LOG_DENIALS)) {
+		snprintf(line, sizeof(line), "no denial report: %s",
+		         !reading ? d->why
+		         : oc->confinement == SBX_OUTCOME_UNCONFINED
+		         ? "the command ran unconfined: nothing was denied"
+		         : "this kernel logs nothing a program is denied after its exec (Landlock ABI 7 "
+		           "does)");
+		said(line);
+		return;
+	}
+	v = denials_of(d, pid, &n);
+	for (size_t i = 0; v && i < n; i++) {
+		rights_words(v[i].rights, rights, sizeof(rights));
+		why_denied(scope, &v[i], why, sizeof(why));
+		if (v[i].count > 1)
+			snprintf(line, sizeof(line), "denied %s: %s (%u times)%s%s", rights, v[i].object,
+			         v[i].count, why[0] ? ": " : "", why);
+		else
+			snprintf(line, sizeof(line), "denied %s: %s%s%s", rights, v[i].object,
+			         why[0] ? ": " : "", why);
+		said(line);
+	}
+	if (v && !n)
+		said("no access was denied");
+	if (d->overflowed)
+		said("the audit log lost records while the command ran: the report may miss some");
+	if (d->why[0])
+		said(d->why);
+	denials_free(d, v, n);
+}
+
+int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *line),
+                int *status)
+{
+	struct denials d;
+	bool reading = denials_open(&d) == 0;
+	sbx_outcome_t oc;
+	int flags = 0, err;
+
+	sbx_scopeattr_getflags(scope, &flags);
+	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
+	catch_signals();
+	err = sbx_posix_spawnp(&command_pid, argv[0], NULL, NULL, scope, argv, environ);
+	sbx_outcome_get(&oc);
+	if (err) {
+		denials_free(&d, NULL, 0);
+		return err;
+	}
+	if (reading) {
+		*status = denials_wait(&d, command_pid);
+	} else {
+		while (waitpid(command_pid, status, 0) < 0 && errno == EINTR)
+			;
+	}
+	report(&d, reading, &oc, command_pid, scope, said);
+	return 0;
+}

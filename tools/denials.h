@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* sbxrun --report-denials: what the kernel's audit log says a command was
+ * denied (denials.c). */
+#ifndef SBX_DENIALS_H
+#define SBX_DENIALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* One access denied: the rights missing, as the kernel names them
+ * ("fs.read_file,fs.refer"), and the object (a path, or what the record
+ * says of another kind), how many times. */
+struct denial {
+	char *rights;
+	char *object;
+	bool path;     /* object is a path */
+	unsigned count;
+};
+
+struct denials {
+	int ctl;          /* NETLINK_AUDIT, for requests */
+	int log;          /* NETLINK_AUDIT, the read-log group */
+	char why[512];    /* why there is no report, where there is none */
+	char cookie[64];  /* the marker that ends the report */
+	bool overflowed;  /* records were lost on the way */
+	bool ended;       /* the marker came back */
+	struct access_record *records; /* ACCESS records, any domain */
+	size_t nrecords, cap;
+	struct domain_record *domains; /* allocated domains: who made them */
+	size_t ndomains, dcap;
+};
+
+/* Opens the audit log for reading: 0, or -1 with d->why saying why there
+ * can be no report and what to do. */
+int denials_open(struct denials *d);
+/* Waits for pid to end, reading the log meanwhile: its wait status, or -1
+ * with errno.  Then asks the log to mark its end, and reads up to the mark
+ * (d->why says where it could not). */
+int denials_wait(struct denials *d, pid_t pid);
+/* The accesses denied to the domain pid made (and to every process that
+ * inherited it), in the order first denied: *n of them, malloc'd. */
+struct denial *denials_of(struct denials *d, pid_t pid, size_t *n);
+void denials_free(struct denials *d, struct denial *v, size_t n);
+
+struct sbx_scopeattr;
+/* Runs argv under scope (with SBX_SCOPE_LOG_DENIALS) as a child, waits for
+ * it, and says, each in one line through said, what it was denied, or why
+ * that cannot be told: 0 with its wait status in *status, or the error of
+ * the spawn (nothing ran; nothing said). */
+int denials_run(struct sbx_scopeattr *scope, char **argv, void (*said)(const char *line),
+                int *status);
+
+#endif
