@@ -80,7 +80,8 @@ static int request(int fd, int type, const void *data, size_t len, void *reply, 
 
 	if (len > sizeof(m.data))
 		return EINVAL;
-	memcpy(m.data, data, len);
+	if (len) /* data may be NULL with nothing to send */
+		memcpy(m.data, data, len);
 	if (sendto(fd, &m, m.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
 		return errno;
 	for (;;) {
