@@ -66,15 +66,15 @@ static void settle_defaults(struct settle *s)
 	int flags = s->scope->flags;
 
 	if (s->seccomp && sbx__seccomp_kernel())
-		s->out->closed |= SBX_CLOSE_TERMINAL |
+		s->out->closed |= SBX_CLOSE_TERMINAL | SBX_CLOSE_MOUNTS |
 		                  (flags & SBX_SCOPE_TUNE_PROCESSES ? 0 : SBX_CLOSE_PROCESSES) |
 		                  (flags & SBX_SCOPE_SHARE_KEYRINGS ? 0 : SBX_CLOSE_KEYRINGS);
 	else if (!atomic_exchange(&said_defaults, 1))
 		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, "terminal", NULL,
-		           "not enforced: terminal, processes, keyrings (a child may push input into "
-		           "its terminal with TIOCSTI, change the limits and scheduling of the "
-		           "caller, use its keyrings: needs seccomp filters, on x86_64 or aarch64); "
-		           "the rest of the scope is");
+		           "not enforced: terminal, processes, keyrings, mounts (a child may push "
+		           "input into its terminal with TIOCSTI, change the limits and scheduling of "
+		           "the caller, use its keyrings, change the attributes of its mounts: needs "
+		           "seccomp filters, on x86_64 or aarch64); the rest of the scope is");
 }
 
 /* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;

@@ -216,9 +216,11 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_FASTOPEN 0x4 /* MSG_FASTOPEN: a connect hidden in a send */
 #define SBX_CLOSE_TCP 0x8      /* every TCP (and MPTCP) socket */
 #define SBX_CLOSE_TERMINAL 0x10 /* ioctl TIOCSTI and TIOCLINUX: input pushed into a terminal */
-#define SBX_CLOSE_PROCESSES 0x20 /* limits, priorities, affinity, scheduling of another process */
+#define SBX_CLOSE_PROCESSES 0x20 /* limits, priorities, affinity, scheduling, perf events of another
+                                  * process; a process made the caller's child (CLONE_PARENT) */
 #define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
-#define SBX_CLOSE_ALL 0x7f
+#define SBX_CLOSE_MOUNTS 0x80 /* mount_setattr: the attributes of mounts the caller sees */
+#define SBX_CLOSE_ALL 0xff
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */

@@ -30,7 +30,17 @@
  *   process of the same user do all that, and names them by number only:
  *   the child's own threads and children are refused with the caller, its
  *   own process (pid 0) is not.  A process group or a user (setpriority,
- *   ioprio_set) holds the caller too: refused whole;
+ *   ioprio_set) holds the caller too: refused whole.  With them: a perf
+ *   event on any process but its own (perf_event_open's pid not 0: a root
+ *   child samples the caller's stack, or sends it SIGTRAP), and a process
+ *   made the caller's child (clone(2) with CLONE_PARENT: the caller gets
+ *   its SIGCHLD and reaps a pid it never started, under SBX_SCOPE_NO_SIGNAL
+ *   too).  clone3(2) hands its flags over in memory, which a filter cannot
+ *   read: it says ENOSYS, and the C library falls back to clone(2);
+ * - for every scoped spawn, mount_setattr(2): Landlock refuses a domain
+ *   mount, umount, remount, pivot_root and move_mount, and not this, by
+ *   which a root child makes the caller's mounts read-only, or changes
+ *   their propagation;
  * - for every scoped spawn unless it keeps them, keyrings: a child holds
  *   its caller's session keyring by possession, which another user ID
  *   keeps, and its user's keyring (add_key, request_key, keyctl fail).
@@ -85,21 +95,22 @@ struct abi {
 	/* what acts on another process, by its pid (or a group's, a user's) */
 	int prlimit, setpriority, setaffinity, setscheduler, setparam, setattr, ioprio_set;
 	int add_key, request_key, keyctl;
+	int clone, perf_event_open;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514,
-	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250 },
+	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298 },
 	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1,
-	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288 },
+	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1,
-	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219 },
+	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241 },
 	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1,
-	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311 },
+	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -111,6 +122,12 @@ static const struct abi abis[2] = {
  * every ABI of the two architectures. */
 #define IO_URING_FIRST 425
 #define IO_URING_LAST 427
+/* clone3 and mount_setattr likewise: 435, 442. */
+#define NR_CLONE3 435
+#define NR_MOUNT_SETATTR 442
+#ifndef CLONE_PARENT
+#define CLONE_PARENT 0x00008000
+#endif
 
 bool sbx__seccomp_supported(void)
 {
@@ -152,6 +169,10 @@ static void other_processes(struct prog *p, const struct abi *a)
 	const struct test prio_groups = { 0, ~0U, { 1, 2 }, 2, false };
 	const struct test io_process = { 0, ~0U, { 1 }, 1, false };
 	const struct test io_groups = { 0, ~0U, { 2, 3 }, 2, false };
+	/* clone(2)'s flags, the first argument in every ABI here. */
+	const struct test parent = { 0, CLONE_PARENT, { CLONE_PARENT }, 1, false };
+	/* perf_event_open(attr, pid, cpu, group_fd, flags) */
+	const struct test other_event = { 1, ~0U, { 0 }, 1, true };
 
 	sbx__bpf_rule(p, a->prlimit, &other, 1, EPERM);
 	sbx__bpf_rule(p, a->setaffinity, &other, 1, EPERM);
@@ -162,6 +183,9 @@ static void other_processes(struct prog *p, const struct abi *a)
 	sbx__bpf_rule(p, a->setpriority, (const struct test[]){ prio_process, other_who }, 2, EPERM);
 	sbx__bpf_rule(p, a->ioprio_set, &io_groups, 1, EPERM);
 	sbx__bpf_rule(p, a->ioprio_set, (const struct test[]){ io_process, other_who }, 2, EPERM);
+	sbx__bpf_rule(p, a->perf_event_open, &other_event, 1, EPERM);
+	sbx__bpf_rule(p, a->clone, &parent, 1, EPERM);
+	sbx__bpf_rule(p, NR_CLONE3, NULL, 0, ENOSYS);
 }
 
 /* The rules of one ABI, after A was loaded with its masked number. */
@@ -183,6 +207,8 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	}
 	if (closed & SBX_CLOSE_PROCESSES)
 		other_processes(p, a);
+	if (closed & SBX_CLOSE_MOUNTS)
+		sbx__bpf_rule(p, NR_MOUNT_SETATTR, NULL, 0, EPERM);
 	if (closed & SBX_CLOSE_KEYRINGS) {
 		sbx__bpf_rule(p, a->add_key, NULL, 0, EPERM);
 		sbx__bpf_rule(p, a->request_key, NULL, 0, EPERM);

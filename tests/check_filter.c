@@ -279,17 +279,19 @@ END_TEST
 
 /* Numbers of what acts on another process, and of the keyrings, native
  * and compat: prlimit64, setpriority, sched_setaffinity,
- * sched_setscheduler, sched_setparam, sched_setattr, ioprio_set; add_key,
- * request_key, keyctl. */
+ * sched_setscheduler, sched_setparam, sched_setattr, ioprio_set,
+ * perf_event_open, clone, clone3; add_key, request_key, keyctl.
+ * mount_setattr is 442 in each. */
 #if defined(__x86_64__)
-static const int process_nrs[2][7] = { { 302, 141, 203, 144, 142, 314, 251 },
-	                               { 340, 97, 241, 156, 154, 351, 289 } };
+static const int process_nrs[2][10] = { { 302, 141, 203, 144, 142, 314, 251, 298, 56, 435 },
+	                                { 340, 97, 241, 156, 154, 351, 289, 336, 120, 435 } };
 static const int keyring_nrs[2][3] = { { 248, 249, 250 }, { 286, 287, 288 } };
 #elif defined(__aarch64__)
-static const int process_nrs[2][7] = { { 261, 140, 122, 119, 118, 274, 30 },
-	                               { 369, 97, 241, 156, 154, 380, 314 } };
+static const int process_nrs[2][10] = { { 261, 140, 122, 119, 118, 274, 30, 241, 220, 435 },
+	                                { 369, 97, 241, 156, 154, 380, 314, 364, 120, 435 } };
 static const int keyring_nrs[2][3] = { { 217, 218, 219 }, { 309, 310, 311 } };
 #endif
+#define NR_MOUNT_SETATTR 442
 
 /* Other processes, unless the scope tunes them: every call that names one
  * by pid fails but for pid 0, the caller's own; a process group or a user
@@ -328,6 +330,22 @@ START_TEST(test_processes_read)
 		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 1, 4242, 3 << 13, 0), DENIED);
 		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 2, 0, 3 << 13, 0), DENIED);
 		ck_assert_uint_eq(verdict_args(prog, arch, nr[6], 3, 0, 3 << 13, 0), DENIED);
+		/* perf_event_open(attr, pid, cpu, group_fd, flags): its own
+		 * process alone, not another, not every one on a CPU (-1). */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[7], 0x1000, 0, 0, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[7], 0x1000, 4242, 0, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[7], 0x1000, 0xffffffffULL, 0, 0), DENIED);
+		/* clone(flags, ...): CLONE_PARENT (0x8000) among any flags;
+		 * fork's, pthread_create's and vfork's flags pass. */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[8], 0x01200011, 0, 0, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[8], 0x003d0f00, 1, 0, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[8], 0x00004111, 0, 0, 0), SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[8], 0x00008011, 0, 0, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[8], 0x01218011, 0, 0, 0), DENIED);
+		/* clone3: ENOSYS, whatever it asks, for the C library falls back. */
+		ck_assert_uint_eq(verdict_args(prog, arch, nr[9], 0, 0, 0, 0), SECCOMP_RET_ERRNO | ENOSYS);
+		/* Mounts are a closure of their own. */
+		ck_assert_uint_eq(verdict(prog, arch, NR_MOUNT_SETATTR), SECCOMP_RET_ALLOW);
 		/* The keyrings stay, where only processes are closed. */
 		ck_assert_uint_eq(verdict(prog, arch, keyring_nrs[i][2]), SECCOMP_RET_ALLOW);
 	}
@@ -379,7 +397,7 @@ END_TEST
 START_TEST(test_defaults_built_once)
 {
 #ifdef ARCH_NATIVE
-	int defaults = SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS;
+	int defaults = SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS | SBX_CLOSE_MOUNTS;
 	const struct sock_fprog *prog = sbx__seccomp_filter(defaults);
 	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
 
@@ -387,14 +405,19 @@ START_TEST(test_defaults_built_once)
 	ck_assert_ptr_eq(sbx__seccomp_filter(defaults), prog);
 	ck_assert_ptr_ne(sbx__seccomp_filter(defaults | SBX_CLOSE_IO_URING), prog);
 	ck_assert_ptr_null(sbx__seccomp_filter(SBX_CLOSE_ALL + 1));
-	ck_assert_uint_le(prog->len, 96);
+	/* 106 on x86_64 with the mounts and perf events, CLONE_PARENT and
+	 * clone3 of both ABIs. */
+	ck_assert_uint_le(prog->len, 112);
 	for (int i = 0; i < 2; i++) {
+		/* mount_setattr, whole, in every scoped child. */
+		ck_assert_uint_eq(verdict_args(prog, arches[i], NR_MOUNT_SETATTR, 0, 0, 0, 0), DENIED);
 		for (int nr = 0; nr < 460; nr++) {
 			bool named = false;
 			uint32_t alone;
 
-			for (int k = 0; k < 7; k++)
+			for (int k = 0; k < 10; k++)
 				named |= nr == process_nrs[i][k];
+			named |= nr == NR_MOUNT_SETATTR;
 			for (int k = 0; k < 3; k++)
 				named |= nr == keyring_nrs[i][k];
 			/* 514: x32's own ioctl, under x86_64's mask. */
@@ -407,6 +430,9 @@ START_TEST(test_defaults_built_once)
 					                     arches[i], nr, 7, 7, 0, 0);
 				if (alone == SECCOMP_RET_ALLOW)
 					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_TERMINAL),
+					                     arches[i], nr, 7, 7, 0, 0);
+				if (alone == SECCOMP_RET_ALLOW)
+					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_MOUNTS),
 					                     arches[i], nr, 7, 7, 0, 0);
 				ck_assert_uint_eq(verdict_args(prog, arches[i], nr, 7, 7, 0, 0), alone);
 				continue;

@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -286,6 +290,140 @@ START_TEST(test_io_priority_of_caller)
 }
 END_TEST
 
+static int perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = -99;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
+/* ---- perf events, and processes made the caller's children --------------- */
+
+/* A perf event on the caller: as root, a sampling one reads its stack, or
+ * sends it SIGTRAP at each overflow; a counter shows the way in.  The
+ * child's own counters stay. */
+START_TEST(test_perf_event_of_caller)
+{
+	REQUIRE_FILTERS();
+	const char *control = act(NULL, ARGV("perf", "parent"));
+
+	if (strcmp(control, "ok")) {
+		say_skip("SKIP %s: perf_event_open on another process is refused here without "
+		        "the library (%s; kernel.perf_event_paranoid %d)\n", __func__, control,
+		        perf_paranoid());
+		return;
+	}
+	ck_assert_str_eq(act(&none_kept, ARGV("perf", "parent")), "EPERM");
+	ck_assert_str_eq(act(&kept, ARGV("perf", "parent")), "ok");
+	ck_assert_str_eq(act(&none_kept, ARGV("perf", "self")), "ok");
+}
+END_TEST
+
+/* The sibling a CLONE_PARENT child makes is the caller's child: the caller
+ * gets its SIGCHLD (under SBX_SCOPE_NO_SIGNAL too) and reaps a pid it never
+ * started; a loop of them fills its table of children. */
+static pid_t sibling(void)
+{
+	const char *at = strstr(last, "sibling: ");
+
+	return at ? (pid_t)atol(at + 9) : 0;
+}
+
+static void reap_sibling(void)
+{
+	pid_t pid = sibling();
+	int status;
+
+	ck_assert_msg(pid > 0, "no sibling said: %s", last);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+START_TEST(test_clone_parent)
+{
+	REQUIRE_FILTERS();
+	ck_assert_str_eq(act(NULL, ARGV("clone-parent")), "ok");
+	reap_sibling();
+	ck_assert_str_eq(act(&none_kept, ARGV("clone-parent")), "EPERM");
+	ck_assert_int_eq(sibling(), 0);
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	ck_assert_str_eq(act(&kept, ARGV("clone-parent")), "ok");
+	reap_sibling();
+}
+END_TEST
+
+/* clone3(2)'s flags lie in memory, out of a filter's reach: it says ENOSYS,
+ * and the C library's own spawns fall back to clone(2) and work. */
+START_TEST(test_clone3_falls_back)
+{
+	REQUIRE_FILTERS();
+	ck_assert_str_eq(act(NULL, ARGV("clone3")), "ok");
+	if (!strstr(last, "clone3: ok")) {
+		say_skip("SKIP %s: clone3 fails here without the library (%s)\n", __func__, last);
+		return;
+	}
+	ck_assert_str_eq(act(&none_kept, ARGV("clone3")), "ok");
+	ck_assert_msg(strstr(last, "clone3: ENOSYS"), "%s", last);
+	ck_assert_str_eq(act(&kept, ARGV("clone3")), "ok");
+	ck_assert_msg(strstr(last, "clone3: ok"), "%s", last);
+}
+END_TEST
+
+/* ---- mounts ------------------------------------------------------------------ */
+
+static bool read_only(const char *path)
+{
+	struct statvfs sv;
+
+	ck_assert_int_eq(statvfs(path, &sv), 0);
+	return sv.f_flag & ST_RDONLY;
+}
+
+/* A root child makes a mount the caller sees read-only with
+ * mount_setattr(2), which Landlock does not mediate: refused for every
+ * scoped child, no flag keeps it.  The mount is the test's own, a tmpfs in
+ * a mount namespace of the test's (Check runs it in a process of its own). */
+START_TEST(test_mounts_of_caller)
+{
+	REQUIRE_FILTERS();
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", join(denied_top, "mnt"));
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: changing a mount needs root\n", __func__);
+		return;
+	}
+	if (getenv("CK_FORK") && !strcmp(getenv("CK_FORK"), "no")) {
+		say_skip("SKIP %s: Check runs the tests in its own process (CK_FORK=no), whose "
+		        "mounts this test must not change\n", __func__);
+		return;
+	}
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("sbxtest", dir, "tmpfs", 0, "size=64k")) {
+		say_skip("SKIP %s: no mount of the test's own can be made here (%s)\n", __func__,
+		        strerror(errno));
+		return;
+	}
+	ck_assert_str_eq(act(NULL, ARGV("mount-ro", dir)), "ok");
+	ck_assert(read_only(dir));
+	ck_assert_str_eq(act(NULL, ARGV("mount-rw", dir)), "ok");
+	ck_assert(!read_only(dir));
+	ck_assert_str_eq(act(&none_kept, ARGV("mount-ro", dir)), "EPERM");
+	ck_assert(!read_only(dir));
+	ck_assert_str_eq(act(&kept, ARGV("mount-ro", dir)), "EPERM");
+	ck_assert(!read_only(dir));
+	ck_assert_int_eq(umount(dir), 0);
+}
+END_TEST
+
 /* ---- keyrings -------------------------------------------------------------- */
 
 #define KEYCTL_JOIN_SESSION_KEYRING 1
@@ -399,6 +537,10 @@ Suite *suite_processes(void)
 	tcase_add_test(tc, test_affinity_of_caller);
 	tcase_add_test(tc, test_scheduling_of_caller);
 	tcase_add_test(tc, test_io_priority_of_caller);
+	tcase_add_test(tc, test_perf_event_of_caller);
+	tcase_add_test(tc, test_clone_parent);
+	tcase_add_test(tc, test_clone3_falls_back);
+	tcase_add_test(tc, test_mounts_of_caller);
 	tcase_add_test(tc, test_keyrings);
 	tcase_add_test(tc, test_proc_tunables_open);
 	suite_add_tcase(s, tc);

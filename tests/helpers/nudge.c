@@ -15,6 +15,12 @@
  *   write-proc FILE TEXT        write /proc/PARENT/FILE
  *   read-proc FILE              read /proc/PARENT/FILE, printed
  *   winsize                     TIOCSWINSZ on descriptor 0
+ *   perf WHO                    perf_event_open: a task-clock counter on WHO
+ *   clone-parent                clone(2) with CLONE_PARENT: a sibling that
+ *                               exits at once, its pid printed ("sibling: N")
+ *   clone3                      clone3(2) ("clone3: ok" or its errno), then
+ *                               posix_spawn(3) of sh, waited for: the verdict
+ *   mount-ro PATH / mount-rw PATH   mount_setattr(2) on the mount at PATH
  *   mq-path PATH / mq-open NAME a message queue by path, or by mq_open(3):
  *                               receive one message, print it, send it back
  */
@@ -23,6 +29,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -39,6 +50,12 @@
 #define KEYCTL_READ 11
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_IDLE 3
+#ifndef CLONE_PARENT
+#define CLONE_PARENT 0x00008000
+#endif
+#define NR_CLONE3 435
+#define NR_MOUNT_SETATTR 442
+#define MOUNT_ATTR_RDONLY_ 0x1
 
 static int verdict(long r)
 {
@@ -218,6 +235,98 @@ static int mq_name(char **a)
 	return queue(mq_open(a[0], O_RDWR | O_NONBLOCK));
 }
 
+/* struct perf_event_attr's first version (64 bytes): a software counter of
+ * the task's clock, user space only (perf_event_paranoid 2 allows it on a
+ * process one may trace). */
+struct perf_attr {
+	uint32_t type, size;
+	uint64_t config, sample_period, sample_type, read_format, flags;
+	uint32_t wakeup_events, bp_type;
+	uint64_t bp_addr;
+};
+
+static int perf(char **a)
+{
+	struct perf_attr at = { .type = 1 /* PERF_TYPE_SOFTWARE */, .size = sizeof(at),
+		                .config = 1 /* PERF_COUNT_SW_TASK_CLOCK */,
+		                .flags = (1ULL << 5) | (1ULL << 6) /* exclude_kernel, _hv */ };
+	long fd = syscall(SYS_perf_event_open, &at, who(a[0]), -1, -1, 0UL);
+
+	if (fd >= 0)
+		close((int)fd);
+	return verdict(fd);
+}
+
+static int clone_parent(char **a)
+{
+	long r;
+
+	(void)a;
+	r = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0UL, 0UL, 0UL, 0UL);
+	if (r == 0)
+		_exit(0);
+	if (r > 0)
+		printf("sibling: %ld\n", r);
+	return verdict(r);
+}
+
+/* struct clone_args's first version (64 bytes). */
+struct clone_args_ {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+static int clone3_then_spawn(char **a)
+{
+	struct clone_args_ ca = { .exit_signal = SIGCHLD };
+	static char sh[] = "sh", c[] = "-c", code[] = "exit 0";
+	char *argv[] = { sh, c, code, NULL };
+	const char *n;
+	pid_t pid;
+	long r;
+	int st, err;
+
+	(void)a;
+	r = syscall(NR_CLONE3, &ca, sizeof(ca));
+	if (r == 0)
+		_exit(0);
+	n = r < 0 ? strerrorname_np(errno) : "ok";
+	printf("clone3: %s\n", n ? n : "E?");
+	if (r > 0)
+		waitpid((pid_t)r, &st, 0);
+	if ((err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, NULL))) {
+		errno = err;
+		return verdict(-1);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		errno = ECHILD;
+		return verdict(-1);
+	}
+	return verdict(0);
+}
+
+/* struct mount_attr (32 bytes). */
+struct mount_attr_ {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+static int mount_attr(const char *path, bool readonly)
+{
+	struct mount_attr_ ma = { .attr_set = readonly ? MOUNT_ATTR_RDONLY_ : 0,
+		                  .attr_clr = readonly ? 0 : MOUNT_ATTR_RDONLY_ };
+
+	return verdict(syscall(NR_MOUNT_SETATTR, AT_FDCWD, path, 0U, &ma, sizeof(ma)));
+}
+
+static int mount_ro(char **a)
+{
+	return mount_attr(a[0], true);
+}
+
+static int mount_rw(char **a)
+{
+	return mount_attr(a[0], false);
+}
+
 static const struct {
 	const char *name;
 	int nargs;
@@ -228,6 +337,8 @@ static const struct {
 	{ "key-read", 1, key_read },   { "key-update", 2, key_update },
 	{ "write-proc", 2, write_proc }, { "read-proc", 1, read_proc }, { "winsize", 0, winsize },
 	{ "mq-path", 1, mq_path },     { "mq-open", 1, mq_name },
+	{ "perf", 1, perf },           { "clone-parent", 0, clone_parent },
+	{ "clone3", 0, clone3_then_spawn }, { "mount-ro", 1, mount_ro }, { "mount-rw", 1, mount_rw },
 };
 
 int main(int argc, char **argv)
