@@ -278,6 +278,11 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 		err = note_layer(m, cap, mt, source);
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		err = note_images(m, cap, mt, major(st.st_rdev), minor(st.st_rdev), 0);
+	} else if (mt->own.dev_major != 0) {
+		/* Its source no block device here (a node since removed, a
+		 * name of another namespace): the filesystem's own device
+		 * number is the block device's (major 0: none, as tmpfs). */
+		err = note_images(m, cap, mt, mt->own.dev_major, mt->own.dev_minor, 0);
 	}
 	return err;
 }

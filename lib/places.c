@@ -170,6 +170,40 @@ static void settle_places(struct mounts *m)
 	}
 }
 
+/* A filesystem mounted beneath a restricted path is restricted whole, as
+ * that path is: its root a place of its own, for another view of it (a
+ * bind mount of it elsewhere, an image on it loop-mounted elsewhere) is a
+ * second name like any other.  A mount point the tree names was placed
+ * with its node. */
+static int place_mounts_beneath(struct placing *pl, const struct tree *t)
+{
+	struct mounts *m = pl->m;
+	size_t named = m->nplaces;
+
+	for (size_t i = 0; i < m->npoints; i++) {
+		const struct mount *mt = m->points[i];
+		int mode = sbx__tree_mode_at(t, mt->point);
+		bool placed = false;
+		struct place *grown;
+
+		if (mode == SBX_MODE_ALLOW || !strcmp(mt->point, "/") ||
+		    !seen_twice(pl->devs, pl->ndevs, mt->own.dev_major, mt->own.dev_minor))
+			continue;
+		for (size_t k = 0; k < named && !placed; k++)
+			placed = m->places[k].mount == mt->id && !strcmp(m->places[k].rel, mt->own.rel);
+		if (placed)
+			continue;
+		if (!(grown = sbx__grow(m->places, &pl->cap, m->nplaces + 1, sizeof(*grown))))
+			return ENOMEM;
+		m->places = grown;
+		m->places[m->nplaces++] = (struct place){
+			.dev_major = mt->own.dev_major, .dev_minor = mt->own.dev_minor,
+			.rel = mt->own.rel, .path = mt->point, .mount = mt->id, .mode = mode,
+			.rights = sbx__mode_rights(pl->r, mode) };
+	}
+	return 0;
+}
+
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r)
 {
 	struct placing pl = { .m = m, .r = r, .path = "/" };
@@ -179,6 +213,8 @@ int sbx__places_build(struct mounts *m, const struct tree *t, const struct right
 	pl.devs = devs;
 	if (!err)
 		err = place_nodes(&pl, &t->root, sbx__mount_at(m, "/"));
+	if (!err)
+		err = place_mounts_beneath(&pl, t);
 	free(devs);
 	if (err)
 		return err;

@@ -302,6 +302,115 @@ out:
 }
 END_TEST
 
+/* A filesystem mounted beneath a denial is denied whole, whatever its
+ * device: a bind mount of it (or of a directory of it) elsewhere is a
+ * second name.  In a directory the compile lists, it is not granted;
+ * beneath a granted one, an event names both names. */
+START_TEST(test_inner_mount_second_name)
+{
+	char inner[4200], beside[4200], inside[4200];
+	struct alias_seen seen = { 0 };
+	struct tree t;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: mounting needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	snprintf(inner, sizeof(inner), "%s/inner", t.other);
+	snprintf(beside, sizeof(beside), "%s/bound", t.projects);
+	snprintf(inside, sizeof(inside), "%s/bound", t.mine);
+	ck_assert_int_eq(mkdir(inner, 0755), 0);
+	ck_assert_int_eq(mkdir(beside, 0755), 0);
+	ck_assert_int_eq(mkdir(inside, 0755), 0);
+	ck_assert_int_eq(mount("sbxtest", inner, "tmpfs", 0, "size=64k"), 0);
+	ck_assert_int_eq(mkdir(join(inner, "sub"), 0755), 0);
+	write_file(join(inner, "key"), "the-secret\n", 0644);
+	write_file(join(join(inner, "sub"), "key"), "sub-secret\n", 0644);
+	ck_assert_int_eq(mount(inner, beside, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(join(inner, "sub"), inside, NULL, MS_BIND, NULL), 0);
+	/* The control: both read through the bind mounts. */
+	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
+	assert_reads(fsop(NULL, "read", join(inside, "key")), "sub-secret");
+	seen.want_path = join(inner, "sub");
+	seen.want_path2 = inside;
+	scope_for(&s, t.other, false);
+	sbx_scopeattr_setlogger(&s, on_alias, &seen);
+	assert_refused(fsop(&s, "read", join(beside, "key")));
+	ck_assert_msg(seen.wanted, "%d second names said, none %s as %s", seen.count,
+	              seen.want_path, inside);
+	assert_reads(fsop(&s, "read", join(inside, "key")), "sub-secret");
+	sbx_scopeattr_destroy(&s);
+	umount2(inside, MNT_DETACH);
+	umount2(beside, MNT_DETACH);
+	umount2(inner, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
+/* An image on a filesystem mounted beneath a denial, loop-mounted in a
+ * directory the compile lists: a second name, traced through sysfs to the
+ * image, whose filesystem the denial holds; and an image mounted through a
+ * device node since removed (the table's source names nothing now): traced
+ * through the filesystem's own device number. */
+START_TEST(test_loop_image_on_inner_mount)
+{
+	char src[4200], inner[4200], image[4200], image2[4200], beside[4200], beside2[4200],
+	        node[4200], cmd[32768];
+	struct tree t;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: a loop device needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	snprintf(src, sizeof(src), "%s/image-content", t.top);
+	snprintf(inner, sizeof(inner), "%s/inner", t.other);
+	snprintf(image, sizeof(image), "%s/image.ext4", inner);
+	snprintf(image2, sizeof(image2), "%s/image2.ext4", t.other);
+	snprintf(beside, sizeof(beside), "%s/img", t.projects);
+	snprintf(beside2, sizeof(beside2), "%s/img2", t.projects);
+	snprintf(node, sizeof(node), "%s/blk", t.top);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	write_file(join(src, "key"), "the-secret\n", 0644);
+	ck_assert_int_eq(mkdir(inner, 0755), 0);
+	ck_assert_int_eq(mkdir(beside, 0755), 0);
+	ck_assert_int_eq(mkdir(beside2, 0755), 0);
+	ck_assert_int_eq(mount("sbxtest", inner, "tmpfs", 0, "size=8m"), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s' 4M >/dev/null 2>&1 && "
+	         "cp '%s' '%s' && mount -o loop '%s' '%s' && dev=$(losetup -f --show '%s') && "
+	         "mknod '%s' b $(stat -c '0x%%t 0x%%T' $dev) && mount '%s' '%s' && rm '%s' && "
+	         "losetup -d $dev",
+	         src, image, image, image2, image, beside, image2, node, node, beside2, node);
+	if (system(cmd) != 0) {
+		say_skip("SKIP %s: cannot make and loop-mount an ext4 image (e2fsprogs, loop "
+		        "devices)\n", __func__);
+		goto out;
+	}
+	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
+	assert_reads(fsop(NULL, "read", join(beside2, "key")), "the-secret");
+	scope_for(&s, t.other, false);
+	assert_refused(fsop(&s, "read", join(beside, "key")));
+	assert_refused(fsop(&s, "read", join(beside2, "key")));
+	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
+	sbx_scopeattr_destroy(&s);
+out:
+	umount2(beside2, MNT_DETACH);
+	umount2(beside, MNT_DETACH);
+	umount2(inner, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
 /* What the set-user-ID copy printed when run by uid 65534 without the
  * library: it takes uid 0 back (the test can fail). */
 static char *regain_unconfined(const char *prog, const char *file)
@@ -395,6 +504,8 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_posix_mqueue_closed);
 	tcase_add_test(tc, test_mqueue_mounts);
 	tcase_add_test(tc, test_loop_image_second_name);
+	tcase_add_test(tc, test_inner_mount_second_name);
+	tcase_add_test(tc, test_loop_image_on_inner_mount);
 	suite_add_tcase(s, tc);
 	return s;
 }
