@@ -166,7 +166,13 @@ START_TEST(test_explain_denial)
 	ck_assert_int_eq(x.access, 0);
 	ck_assert_ptr_nonnull(strstr(x.message, "whatever is re-admitted"));
 	ck_assert_ptr_nonnull(strstr(x.message, "it cannot be listed (SBX_SCOPE_LISTABLE)"));
-	x = explained(&s, "/", SBX_REASON_FROZEN, t.other);
+	/* The root too; held against the kernel by what changes nothing
+	 * there (the test makes no entry in the machine's root). */
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, "/", &x), 0);
+	ck_assert_msg(x.reason == SBX_REASON_FROZEN && x.rule && !strcmp(x.rule, t.other), "/: %s",
+	              x.message);
+	ck_assert_int_eq(x.access & (SBX_ACCESS_CREATE | SBX_ACCESS_REMOVE), 0);
+	ck_assert_msg(can(&s, "list", "/") == !!(x.access & SBX_ACCESS_LIST), "list /: %s", x.message);
 	/* An entry of it: granted, but it cannot be removed or replaced. */
 	x = explained(&s, join(t.projects, "README"), SBX_REASON_GRANTED, NULL);
 	ck_assert_str_eq(x.frozen, t.other);
