@@ -174,8 +174,10 @@ static int build_tree(struct compiler *cc)
 
 	if (!err)
 		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, &cc->tree);
-	if (!err)
+	if (!err) {
 		sbx__kernelfs_mark(&cc->mounts, &cc->tree);
+		cc->out->mqueue_granted = sbx__kernelfs_mqueue_granted(&cc->mounts, cc->scope);
+	}
 	free(implicit);
 	return err;
 }

@@ -133,6 +133,10 @@ const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);
  * there are none), its paths the table's. */
 int sbx__kernelfs_rules(const struct mounts *m, const struct sbx_scope *scope,
                         struct sbx_scope_rule **out, size_t *n);
+/* Whether the scope names an mqueue mount point with a rule that is not a
+ * denial: then mq_open(3) and mq_unlink(3) are the child's (seccomp.c
+ * refuses them otherwise). */
+bool sbx__kernelfs_mqueue_granted(const struct mounts *m, const struct sbx_scope *scope);
 /* Marks the mqueue mounts the scope names NODE_OWN_RULE. */
 void sbx__kernelfs_mark(const struct mounts *m, struct tree *t);
 const char *sbx__mounts_rel(struct mounts *m, const struct mount *mt, const char *path);

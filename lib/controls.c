@@ -67,13 +67,15 @@ static void settle_defaults(struct settle *s)
 
 	if (s->seccomp && sbx__seccomp_kernel())
 		s->out->closed |= SBX_CLOSE_TERMINAL | SBX_CLOSE_MOUNTS |
+		                  (s->out->mqueue_granted ? 0 : SBX_CLOSE_MQUEUE) |
 		                  (flags & SBX_SCOPE_TUNE_PROCESSES ? 0 : SBX_CLOSE_PROCESSES) |
 		                  (flags & SBX_SCOPE_SHARE_KEYRINGS ? 0 : SBX_CLOSE_KEYRINGS);
 	else if (!atomic_exchange(&said_defaults, 1))
 		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, "terminal", NULL,
-		           "not enforced: terminal, processes, keyrings, mounts (a child may push "
-		           "input into its terminal with TIOCSTI, change the limits and scheduling of "
-		           "the caller, use its keyrings, change the attributes of its mounts: needs "
+		           "not enforced: terminal, processes, keyrings, mounts, queues (a child may "
+		           "push input into its terminal with TIOCSTI, change the limits and "
+		           "scheduling of the caller, use its keyrings, change the attributes of its "
+		           "mounts, remove its message queues: needs "
 		           "seccomp filters, on x86_64 or aarch64); the rest of the scope is");
 }
 

@@ -220,7 +220,8 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
                                   * process; a process made the caller's child (CLONE_PARENT) */
 #define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
 #define SBX_CLOSE_MOUNTS 0x80 /* mount_setattr: the attributes of mounts the caller sees */
-#define SBX_CLOSE_ALL 0xff
+#define SBX_CLOSE_MQUEUE 0x100 /* mq_open, mq_unlink: POSIX message queues by name */
+#define SBX_CLOSE_ALL 0x1ff
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */
@@ -270,6 +271,7 @@ struct sbx_ruleset {
 	int controls;     /* SBX_SCOPE_NO_* enforced in full, SBX_SCOPE_LOG_DENIALS */
 	unsigned restrict_flags; /* landlock_restrict_self()'s (logging) */
 	int closed;       /* SBX_CLOSE_*: what the seccomp filter closes */
+	bool mqueue_granted; /* the scope names an mqueue mount, not denied (kernelfs.c) */
 	uint64_t net;     /* the network rights the ruleset handles */
 	const struct sock_fprog *filter; /* for closed, or NULL: the process's (seccomp.c) */
 	atomic_uint rules;

@@ -8,7 +8,12 @@
  * mq_open(3) works too (it goes through the kernel's own mount of the same
  * root).  Each mqueue mount is denied, as if the scope named it, but where
  * the scope names the mount point itself: then its own rule decides, on a
- * rule of its own, so that mq_open(3) finds it at the root.
+ * rule of its own, so that mq_open(3) finds it at the root.  Named so (not
+ * denied), a queue is the child's by name too; else the seccomp filter
+ * refuses mq_open(3) and mq_unlink(3), which the kernel's own mount would
+ * refuse an open of only after making the queue, and an unlink never (no
+ * path hook sees it): a child removed the caller's queues and made its
+ * own in their names.
  *
  * Not control groups: a delegated group's cgroup.freeze or cgroup.kill
  * stops the caller too, but their mounts lie in sysfs, whose directory
@@ -70,6 +75,20 @@ int sbx__kernelfs_rules(const struct mounts *m, const struct sbx_scope *scope,
 		                                          .path = (char *)mt->point };
 	}
 	return 0;
+}
+
+bool sbx__kernelfs_mqueue_granted(const struct mounts *m, const struct sbx_scope *scope)
+{
+	for (size_t i = 0; i < m->npoints; i++) {
+		const struct mount *mt = m->points[i];
+
+		if (strcmp(mt->type, "mqueue"))
+			continue;
+		for (size_t k = 0; k < scope->nrules; k++)
+			if (scope->rules[k].mode != SBX_MODE_DENY && !strcmp(scope->rules[k].path, mt->point))
+				return true;
+	}
+	return false;
 }
 
 void sbx__kernelfs_mark(const struct mounts *m, struct tree *t)

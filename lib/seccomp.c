@@ -41,6 +41,10 @@
  *   mount, umount, remount, pivot_root and move_mount, and not this, by
  *   which a root child makes the caller's mounts read-only, or changes
  *   their propagation;
+ * - for every scoped spawn whose scope names no mqueue mount (kernelfs.c),
+ *   POSIX message queues by name: mq_open(3) made the queue before the
+ *   kernel's own mount refused the open, and mq_unlink(3) passes no hook
+ *   Landlock has (fail with EACCES, as a denied open does);
  * - for every scoped spawn unless it keeps them, keyrings: a child holds
  *   its caller's session keyring by possession, which another user ID
  *   keeps, and its user's keyring (add_key, request_key, keyctl fail).
@@ -96,21 +100,22 @@ struct abi {
 	int prlimit, setpriority, setaffinity, setscheduler, setparam, setattr, ioprio_set;
 	int add_key, request_key, keyctl;
 	int clone, perf_event_open;
+	int mq_open, mq_unlink;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514,
-	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298 },
+	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298, 240, 241 },
 	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1,
-	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336 },
+	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336, 277, 278 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1,
-	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241 },
+	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241, 180, 181 },
 	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1,
-	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364 },
+	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364, 274, 275 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -209,6 +214,10 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 		other_processes(p, a);
 	if (closed & SBX_CLOSE_MOUNTS)
 		sbx__bpf_rule(p, NR_MOUNT_SETATTR, NULL, 0, EPERM);
+	if (closed & SBX_CLOSE_MQUEUE) {
+		sbx__bpf_rule(p, a->mq_open, NULL, 0, EACCES);
+		sbx__bpf_rule(p, a->mq_unlink, NULL, 0, EACCES);
+	}
 	if (closed & SBX_CLOSE_KEYRINGS) {
 		sbx__bpf_rule(p, a->add_key, NULL, 0, EPERM);
 		sbx__bpf_rule(p, a->request_key, NULL, 0, EPERM);

@@ -227,6 +227,86 @@ START_TEST(test_mqueue_mounts)
 }
 END_TEST
 
+static bool queue_exists(const char *name)
+{
+	mqd_t q = mq_open(name, O_RDONLY);
+
+	if (q == (mqd_t)-1) {
+		ck_assert_msg(errno == ENOENT, "mq_open %s: %s", name, strerror(errno));
+		return false;
+	}
+	mq_close(q);
+	return true;
+}
+
+static void queue_make(const char *name)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
+	mqd_t q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+
+	ck_assert_msg(q != (mqd_t)-1, "mq_open %s: %s", name, strerror(errno));
+	mq_close(q);
+}
+
+/* Queues by name, which no path rule sees: a child of the caller's user
+ * removes the caller's queue (mq_unlink passes no Landlock hook) and makes
+ * one in its name (mq_open makes the queue before the kernel's own mount
+ * refuses the open).  Refused by the filter unless the scope names an
+ * mqueue mount; named, they are the child's again.  In an IPC namespace of
+ * the test's own where it may make one. */
+START_TEST(test_mqueue_by_name)
+{
+	char name[64], planted[64], point[4200];
+	sbx_scopeattr_t s;
+	struct tree t;
+	char *said;
+
+	REQUIRE_LANDLOCK();
+	/* Where no namespace can be made (a regular user), the names are the
+	 * test's own all the same. */
+	if (unshare(CLONE_NEWIPC))
+		ck_assert_int_eq(errno, EPERM);
+	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
+	snprintf(planted, sizeof(planted), "/sbxtest-planted-%ld", (long)getpid());
+	tree_make(&t);
+	queue_make(name);
+	/* The controls: both work without a scope. */
+	ck_assert_str_eq(nudge(NULL, "mq-unlink", name, &said), "ok");
+	free(said);
+	ck_assert(!queue_exists(name));
+	queue_make(name);
+	ck_assert_str_eq(nudge(NULL, "mq-create", planted, &said), "ok");
+	free(said);
+	ck_assert(queue_exists(planted));
+	ck_assert_int_eq(mq_unlink(planted), 0);
+	/* Scoped: neither, and nothing made. */
+	scope_for(&s, t.other, false);
+	ck_assert_str_eq(nudge(&s, "mq-unlink", name, &said), "EACCES");
+	free(said);
+	ck_assert(queue_exists(name));
+	ck_assert_str_eq(nudge(&s, "mq-create", planted, &said), "EACCES");
+	free(said);
+	ck_assert(!queue_exists(planted));
+	/* An mqueue mount the scope names (not denied): the queues are the
+	 * child's, by name too. */
+	snprintf(point, sizeof(point), "%s/mq", t.mine);
+	ck_assert_int_eq(mkdir(point, 0755), 0);
+	if (private_mounts(__func__) == MOUNT_NS_NONE || mount("mqueue", point, "mqueue", 0, NULL)) {
+		say_skip("SKIP %s (named): no mqueue filesystem of the test's own can be mounted "
+		        "here\n", __func__);
+	} else {
+		ck_assert_int_eq(sbx_scopeattr_addallow(&s, point), 0);
+		ck_assert_str_eq(nudge(&s, "mq-unlink", name, &said), "ok");
+		free(said);
+		ck_assert(!queue_exists(name));
+		umount2(point, MNT_DETACH);
+	}
+	sbx_scopeattr_destroy(&s);
+	mq_unlink(name);
+	tree_free(&t);
+}
+END_TEST
+
 /* The second names the compile said: what (path) is also reachable where
  * (path2), and whether one said the pair looked for. */
 struct alias_seen {
@@ -503,6 +583,7 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_limit_sysv_ipc);
 	tcase_add_test(tc, test_posix_mqueue_closed);
 	tcase_add_test(tc, test_mqueue_mounts);
+	tcase_add_test(tc, test_mqueue_by_name);
 	tcase_add_test(tc, test_loop_image_second_name);
 	tcase_add_test(tc, test_inner_mount_second_name);
 	tcase_add_test(tc, test_loop_image_on_inner_mount);

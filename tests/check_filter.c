@@ -292,6 +292,12 @@ static const int process_nrs[2][10] = { { 261, 140, 122, 119, 118, 274, 30, 241,
 static const int keyring_nrs[2][3] = { { 217, 218, 219 }, { 309, 310, 311 } };
 #endif
 #define NR_MOUNT_SETATTR 442
+/* mq_open and mq_unlink, native and compat. */
+#if defined(__x86_64__)
+static const int mq_nrs[2][2] = { { 240, 241 }, { 277, 278 } };
+#elif defined(__aarch64__)
+static const int mq_nrs[2][2] = { { 180, 181 }, { 274, 275 } };
+#endif
 
 /* Other processes, unless the scope tunes them: every call that names one
  * by pid fails but for pid 0, the caller's own; a process group or a user
@@ -397,7 +403,8 @@ END_TEST
 START_TEST(test_defaults_built_once)
 {
 #ifdef ARCH_NATIVE
-	int defaults = SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS | SBX_CLOSE_MOUNTS;
+	int defaults = SBX_CLOSE_TERMINAL | SBX_CLOSE_PROCESSES | SBX_CLOSE_KEYRINGS | SBX_CLOSE_MOUNTS |
+	               SBX_CLOSE_MQUEUE;
 	const struct sock_fprog *prog = sbx__seccomp_filter(defaults);
 	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
 
@@ -405,19 +412,28 @@ START_TEST(test_defaults_built_once)
 	ck_assert_ptr_eq(sbx__seccomp_filter(defaults), prog);
 	ck_assert_ptr_ne(sbx__seccomp_filter(defaults | SBX_CLOSE_IO_URING), prog);
 	ck_assert_ptr_null(sbx__seccomp_filter(SBX_CLOSE_ALL + 1));
-	/* 106 on x86_64 with the mounts and perf events, CLONE_PARENT and
-	 * clone3 of both ABIs. */
-	ck_assert_uint_le(prog->len, 112);
+	/* 113 on x86_64: the terminal, other processes (perf events,
+	 * CLONE_PARENT and clone3 among them), keyrings, mounts and queues
+	 * of both ABIs. */
+	ck_assert_uint_le(prog->len, 120);
 	for (int i = 0; i < 2; i++) {
 		/* mount_setattr, whole, in every scoped child. */
 		ck_assert_uint_eq(verdict_args(prog, arches[i], NR_MOUNT_SETATTR, 0, 0, 0, 0), DENIED);
+		/* Queues by name, whole, unless the scope names their mount:
+		 * then the defaults without them. */
+		for (int k = 0; k < 2; k++) {
+			ck_assert_uint_eq(verdict_args(prog, arches[i], mq_nrs[i][k], 0, 0, 0, 0),
+			                  SECCOMP_RET_ERRNO | EACCES);
+			ck_assert_uint_eq(verdict(sbx__seccomp_filter(defaults & ~SBX_CLOSE_MQUEUE),
+			                          arches[i], mq_nrs[i][k]), SECCOMP_RET_ALLOW);
+		}
 		for (int nr = 0; nr < 460; nr++) {
 			bool named = false;
 			uint32_t alone;
 
 			for (int k = 0; k < 10; k++)
 				named |= nr == process_nrs[i][k];
-			named |= nr == NR_MOUNT_SETATTR;
+			named |= nr == NR_MOUNT_SETATTR || nr == mq_nrs[i][0] || nr == mq_nrs[i][1];
 			for (int k = 0; k < 3; k++)
 				named |= nr == keyring_nrs[i][k];
 			/* 514: x32's own ioctl, under x86_64's mask. */
@@ -433,6 +449,9 @@ START_TEST(test_defaults_built_once)
 					                     arches[i], nr, 7, 7, 0, 0);
 				if (alone == SECCOMP_RET_ALLOW)
 					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_MOUNTS),
+					                     arches[i], nr, 7, 7, 0, 0);
+				if (alone == SECCOMP_RET_ALLOW)
+					alone = verdict_args(sbx__seccomp_filter(SBX_CLOSE_MQUEUE),
 					                     arches[i], nr, 7, 7, 0, 0);
 				ck_assert_uint_eq(verdict_args(prog, arches[i], nr, 7, 7, 0, 0), alone);
 				continue;

@@ -23,6 +23,8 @@
  *   mount-ro PATH / mount-rw PATH   mount_setattr(2) on the mount at PATH
  *   mq-path PATH / mq-open NAME a message queue by path, or by mq_open(3):
  *                               receive one message, print it, send it back
+ *   mq-unlink NAME              mq_unlink(3)
+ *   mq-create NAME              mq_open(3) with O_CREAT | O_EXCL, mode 0666
  */
 #include "config.h"
 
@@ -327,6 +329,20 @@ static int mount_rw(char **a)
 	return mount_attr(a[0], false);
 }
 
+static int mq_remove(char **a)
+{
+	return verdict(mq_unlink(a[0]));
+}
+
+static int mq_create(char **a)
+{
+	mqd_t q = mq_open(a[0], O_CREAT | O_EXCL | O_RDWR, 0666, NULL);
+
+	if (q != (mqd_t)-1)
+		mq_close(q);
+	return verdict(q == (mqd_t)-1 ? -1 : 0);
+}
+
 static const struct {
 	const char *name;
 	int nargs;
@@ -337,6 +353,7 @@ static const struct {
 	{ "key-read", 1, key_read },   { "key-update", 2, key_update },
 	{ "write-proc", 2, write_proc }, { "read-proc", 1, read_proc }, { "winsize", 0, winsize },
 	{ "mq-path", 1, mq_path },     { "mq-open", 1, mq_name },
+	{ "mq-unlink", 1, mq_remove }, { "mq-create", 1, mq_create },
 	{ "perf", 1, perf },           { "clone-parent", 0, clone_parent },
 	{ "clone3", 0, clone3_then_spawn }, { "mount-ro", 1, mount_ro }, { "mount-rw", 1, mount_rw },
 };
