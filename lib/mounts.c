@@ -414,6 +414,13 @@ static void place_layers(struct mounts *m)
 				mt->layers_unknown = true;
 				continue;
 			}
+			/* An image on a stacking filesystem (an overlay, a
+			 * filesystem mounted from a directory) lies in one of
+			 * its layers, which cannot be told from here: its
+			 * layers are unknown, as the table's own are where it
+			 * names them by no path here. */
+			if (mt->image && (home->nlayers || home->layers_unknown))
+				mt->layers_unknown = true;
 			mt->layers[kept++] = (struct view){ .dev_major = home->own.dev_major,
 			                                    .dev_minor = home->own.dev_minor,
 			                                    .rel = sbx__mounts_rel(m, home, v->path),

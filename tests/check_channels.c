@@ -434,13 +434,16 @@ END_TEST
 
 /* An image on a filesystem mounted beneath a denial, loop-mounted in a
  * directory the compile lists: a second name, traced through sysfs to the
- * image, whose filesystem the denial holds; and an image mounted through a
+ * image, whose filesystem the denial holds; an image mounted through a
  * device node since removed (the table's source names nothing now): traced
- * through the filesystem's own device number. */
+ * through the filesystem's own device number; and an image on an overlay
+ * whose lower layer lies in the denial: in which layer the image lies
+ * cannot be told, so it is not granted there either. */
 START_TEST(test_loop_image_on_inner_mount)
 {
 	char src[4200], inner[4200], image[4200], image2[4200], beside[4200], beside2[4200],
-	        node[4200], cmd[32768];
+	        node[4200], lower[4200], upper[4200], work[4200], merged[4200], beside3[4200],
+	        opts[20000], cmd[32768];
 	struct tree t;
 	sbx_scopeattr_t s;
 
@@ -476,13 +479,36 @@ START_TEST(test_loop_image_on_inner_mount)
 		        "devices)\n", __func__);
 		goto out;
 	}
+	snprintf(lower, sizeof(lower), "%s/lower", t.other);
+	snprintf(upper, sizeof(upper), "%s/upper", t.top);
+	snprintf(work, sizeof(work), "%s/work", t.top);
+	snprintf(merged, sizeof(merged), "%s/merged", t.top);
+	snprintf(beside3, sizeof(beside3), "%s/img3", t.projects);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+	ck_assert_int_eq(mkdir(lower, 0755), 0);
+	ck_assert_int_eq(mkdir(upper, 0755), 0);
+	ck_assert_int_eq(mkdir(work, 0755), 0);
+	ck_assert_int_eq(mkdir(merged, 0755), 0);
+	ck_assert_int_eq(mkdir(beside3, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s/image3.ext4' 4M >/dev/null 2>&1",
+	         src, lower);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_msg(mount("overlay", merged, "overlay", 0, opts) == 0, "overlay: %s",
+	              strerror(errno));
+	snprintf(cmd, sizeof(cmd), "mount -o loop,ro '%s/image3.ext4' '%s'", merged, beside3);
+	ck_assert_int_eq(system(cmd), 0);
 	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
 	assert_reads(fsop(NULL, "read", join(beside2, "key")), "the-secret");
+	assert_reads(fsop(NULL, "read", join(beside3, "key")), "the-secret");
 	scope_for(&s, t.other, false);
 	assert_refused(fsop(&s, "read", join(beside, "key")));
 	assert_refused(fsop(&s, "read", join(beside2, "key")));
+	assert_refused(fsop(&s, "read", join(beside3, "key")));
 	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
 	sbx_scopeattr_destroy(&s);
+	umount2(beside3, MNT_DETACH);
+	umount2(merged, MNT_DETACH);
 out:
 	umount2(beside2, MNT_DETACH);
 	umount2(beside, MNT_DETACH);
