@@ -253,7 +253,7 @@ static int note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned
 
 /* What a mount shows again beyond its own filesystem: an overlay's layers,
  * the source directory of a filesystem mounted from a path, or the image
- * file behind a loop device. */
+ * file behind a loop device or named as the source. */
 static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const char *type,
                          const char *source, char *super)
 {
@@ -278,6 +278,11 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 		err = note_layer(m, cap, mt, source);
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		err = note_images(m, cap, mt, major(st.st_rdev), minor(st.st_rdev), 0);
+	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* An image a program serves (FUSE: fuse2fs, squashfuse)
+		 * names its file as the source. */
+		mt->image = true;
+		err = note_layer(m, cap, mt, source);
 	} else if (mt->own.dev_major != 0) {
 		/* Its source no block device here (a node since removed, a
 		 * name of another namespace): the filesystem's own device

@@ -517,6 +517,48 @@ out:
 }
 END_TEST
 
+/* The same image served through FUSE (fuse2fs): the mount table names the
+ * image file itself as the source, a second name of the denial. */
+START_TEST(test_fuse_image_second_name)
+{
+	char src[4200], image[4200], beside[4200], cmd[16384];
+	struct tree t;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: mounting needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	snprintf(src, sizeof(src), "%s/image-content", t.top);
+	snprintf(image, sizeof(image), "%s/fuse.ext4", t.other);
+	snprintf(beside, sizeof(beside), "%s/fimg", t.projects);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	write_file(join(src, "key"), "the-secret\n", 0644);
+	ck_assert_int_eq(mkdir(beside, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s' 4M >/dev/null 2>&1 && "
+	         "fuse2fs -o ro '%s' '%s' >/dev/null 2>&1",
+	         src, image, image, beside);
+	if (system(cmd) != 0) {
+		say_skip("SKIP %s: cannot serve an ext4 image through FUSE here (fuse2fs, "
+		        "/dev/fuse)\n", __func__);
+		goto out;
+	}
+	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
+	scope_for(&s, t.other, false);
+	assert_refused(fsop(&s, "read", join(beside, "key")));
+	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
+	sbx_scopeattr_destroy(&s);
+out:
+	umount2(beside, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
 /* What the set-user-ID copy printed when run by uid 65534 without the
  * library: it takes uid 0 back (the test can fail). */
 static char *regain_unconfined(const char *prog, const char *file)
@@ -613,6 +655,7 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_loop_image_second_name);
 	tcase_add_test(tc, test_inner_mount_second_name);
 	tcase_add_test(tc, test_loop_image_on_inner_mount);
+	tcase_add_test(tc, test_fuse_image_second_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
