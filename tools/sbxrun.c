@@ -70,8 +70,9 @@ static const char usage_text[] =
 	"  --share-keyrings   let COMMAND use keyrings (refused by default: it would\n"
 	"                     share the caller's session keyring whatever its user)\n"
 	"  --tune-processes   let COMMAND change other processes' limits, priority,\n"
-	"                     CPU affinity, I/O priority and scheduling by pid (refused\n"
-	"                     by default: the caller's among them; its own by pid 0 work)\n"
+	"                     CPU affinity, I/O priority, scheduling and perf events by\n"
+	"                     pid, and use CLONE_PARENT and clone3 (refused by default:\n"
+	"                     the caller's among them; its own by pid 0 work)\n"
 	"\n"
 	"  --listable       directories on the way to a restricted path can be listed\n"
 	"                   (names beneath a denial show, never what they hold)\n"
@@ -239,12 +240,16 @@ static void status_terminal(void)
 
 	if (filters) {
 		printf("terminal: input pushed into it (TIOCSTI, TIOCLINUX) fails for every command\n");
-		printf("processes: other processes' limits, priority, affinity and scheduling are "
-		       "refused (--tune-processes keeps them)\n");
+		printf("processes: other processes' limits, priority, affinity, scheduling and perf "
+		       "events are refused, and CLONE_PARENT (--tune-processes keeps them)\n");
 		printf("keyrings: refused (--share-keyrings keeps them)\n");
+		printf("mounts: mount_setattr fails for every command\n");
+		printf("message queues: mq_open and mq_unlink fail unless an mqueue mount is "
+		       "allowed by name\n");
 	} else {
-		printf("terminal, processes, keyrings: a command may push input into its terminal "
-		       "(TIOCSTI), change the caller's limits and scheduling and use its keyrings: no "
+		printf("terminal, processes, keyrings, mounts, message queues: a command may push "
+		       "input into its terminal (TIOCSTI), change the caller's limits and scheduling, "
+		       "use its keyrings, change its mounts' attributes and remove its queues: no "
 		       "seccomp filter can be installed here\n");
 	}
 }
