@@ -363,13 +363,13 @@ static void spawn_notes(void)
 	       " has\n  (signals looked at as posix_spawn does, the seccomp filter): %.2fx, the"
 	       " library's own\n",
 	       row_ratio(V_HOME_ONCE, V_HOME_FLOOR), row_ratio(V_HOME_ONCE, V_HOME_FLOOR_DUTIES));
-	printf("  the seccomp filter of every scoped child (terminal, other processes, keyrings),"
-	       " built once\n  per process: installed and passed by every call of the child,"
+	printf("  the seccomp filter of every scoped child (terminal, other processes, keyrings,"
+	       " mounts,\n  queues), built once per process: installed and passed by every call of the child,"
 	       " %.3fx wall, %.3fx cpu\n  (floor + signals + filter against floor + signals)\n",
 	       row_ratio(V_HOME_FLOOR_DUTIES, V_HOME_FLOOR_SIGNALS),
 	       row_cpu(V_HOME_FLOOR_DUTIES, V_HOME_FLOOR_SIGNALS));
-	printf("  what every child is refused (keyrings, other processes: eleven filter rules a"
-	       " call\n  passes by): compiled once against the same scope keeping them, %.2fx\n",
+	printf("  what a flag keeps (keyrings, other processes: fifteen filter rules a call"
+	       " passes by):\n  compiled once against the same scope keeping them, %.2fx\n",
 	       row_ratio(V_HOME_ONCE, V_HOME_KEPT));
 	printf("  compiled once against NULL scope (the ruleset applied in the child): %.2fx"
 	       " (~100 rules), %.2fx (~1000)\n",
