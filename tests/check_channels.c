@@ -99,10 +99,14 @@ START_TEST(test_limit_sysv_ipc)
 }
 END_TEST
 
-/* Closed by default: a POSIX message queue is opened by name, through the
- * kernel's own mount of the queues, which no rule grants: a Landlock
- * domain that handles reading refuses it (the caller's own children, with
- * no scope, read it). */
+/* Closed by default, twice: a POSIX message queue is opened by name, through
+ * the kernel's own mount of the queues, which no rule grants, so a Landlock
+ * domain that handles reading refuses it; and the seccomp filter refuses
+ * mq_open(3) first where the scope names no mqueue mount (the caller's own
+ * children, with no scope, read it).  Either alone keeps it closed: neither
+ * mutation breaks this test (tests/mutations), and each layer is shown
+ * alone by test_mqueue_mounts (Landlock: the queue by path) and
+ * test_mqueue_by_name (the filter: an unlink no hook sees). */
 START_TEST(test_posix_mqueue_closed)
 {
 	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
