@@ -170,38 +170,65 @@ static void settle_places(struct mounts *m)
 	}
 }
 
+static uint64_t above(const struct mounts *m, unsigned maj, unsigned min, const char *rel,
+                      const struct place **nearest);
+
 /* A filesystem mounted beneath a restricted path is restricted whole, as
  * that path is: its root a place of its own, for another view of it (a
  * bind mount of it elsewhere, an image on it loop-mounted elsewhere) is a
  * second name like any other.  A mount point the tree names was placed
- * with its node. */
+ * with its node.  Such a place only restricts: what it shows again may
+ * lie in a place the scope names (a bind mount of a denied directory
+ * beneath a read-only one), whose rights it never widens; the named
+ * places are sorted and settled by now, and asked before any is added. */
 static int place_mounts_beneath(struct placing *pl, const struct tree *t)
 {
 	struct mounts *m = pl->m;
-	size_t named = m->nplaces;
+	struct place *more = NULL, *grown;
+	size_t nmore = 0, cap = 0;
 
 	for (size_t i = 0; i < m->npoints; i++) {
 		const struct mount *mt = m->points[i];
+		const struct place *nearest;
 		int mode = sbx__tree_mode_at(t, mt->point);
 		bool placed = false;
-		struct place *grown;
 
 		if (mode == SBX_MODE_ALLOW || !strcmp(mt->point, "/") ||
 		    !seen_twice(pl->devs, pl->ndevs, mt->own.dev_major, mt->own.dev_minor))
 			continue;
-		for (size_t k = 0; k < named && !placed; k++)
+		for (size_t k = 0; k < m->nplaces && !placed; k++)
 			placed = m->places[k].mount == mt->id && !strcmp(m->places[k].rel, mt->own.rel);
 		if (placed)
 			continue;
-		if (!(grown = sbx__grow(m->places, &pl->cap, m->nplaces + 1, sizeof(*grown))))
+		if (!(grown = sbx__grow(more, &cap, nmore + 1, sizeof(*more)))) {
+			free(more);
 			return ENOMEM;
-		m->places = grown;
-		m->places[m->nplaces++] = (struct place){
+		}
+		more = grown;
+		more[nmore++] = (struct place){
 			.dev_major = mt->own.dev_major, .dev_minor = mt->own.dev_minor,
 			.rel = mt->own.rel, .path = mt->point, .mount = mt->id, .mode = mode,
-			.rights = sbx__mode_rights(pl->r, mode) };
+			.rights = sbx__mode_rights(pl->r, mode) &
+			          above(m, mt->own.dev_major, mt->own.dev_minor, mt->own.rel, &nearest) };
 	}
+	if (nmore && !(grown = sbx__grow(m->places, &pl->cap, m->nplaces + nmore, sizeof(*grown)))) {
+		free(more);
+		return ENOMEM;
+	}
+	if (nmore) {
+		m->places = grown;
+		memcpy(m->places + m->nplaces, more, nmore * sizeof(*more));
+		m->nplaces += nmore;
+	}
+	free(more);
 	return 0;
+}
+
+static void sort_places(struct mounts *m)
+{
+	if (m->nplaces)
+		qsort(m->places, m->nplaces, sizeof(*m->places), place_cmp);
+	settle_places(m);
 }
 
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r)
@@ -213,14 +240,14 @@ int sbx__places_build(struct mounts *m, const struct tree *t, const struct right
 	pl.devs = devs;
 	if (!err)
 		err = place_nodes(&pl, &t->root, sbx__mount_at(m, "/"));
-	if (!err)
+	if (!err) {
+		sort_places(m);
 		err = place_mounts_beneath(&pl, t);
+	}
 	free(devs);
 	if (err)
 		return err;
-	if (m->nplaces)
-		qsort(m->places, m->nplaces, sizeof(*m->places), place_cmp);
-	settle_places(m);
+	sort_places(m);
 	return 0;
 }
 

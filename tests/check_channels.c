@@ -436,6 +436,50 @@ START_TEST(test_inner_mount_second_name)
 }
 END_TEST
 
+/* A bind mount of a denied directory (and of a directory in it) beneath a
+ * read-only one: the mount is placed as restricted by the read-only path
+ * above it, and must not widen what the denial says of the same inode
+ * (the compile granted it read-only, and the denial was read). */
+START_TEST(test_denial_bound_beneath_readonly)
+{
+	char whole[4200], part[4200];
+	struct tree t;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: mounting needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	snprintf(whole, sizeof(whole), "%s/bound", t.projects);
+	snprintf(part, sizeof(part), "%s/bound-part", t.projects);
+	ck_assert_int_eq(mkdir(whole, 0755), 0);
+	ck_assert_int_eq(mkdir(part, 0755), 0);
+	ck_assert_int_eq(mkdir(join(t.other, "sub"), 0755), 0);
+	write_file(join(join(t.other, "sub"), "key"), "the-secret\n", 0644);
+	ck_assert_int_eq(mount(t.other, whole, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(join(t.other, "sub"), part, NULL, MS_BIND, NULL), 0);
+	/* The control: both read without a scope. */
+	assert_reads(fsop(NULL, "read", join(whole, "secret")), "the-secret");
+	assert_reads(fsop(NULL, "read", join(part, "key")), "the-secret");
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.projects), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	assert_refused(fsop(&s, "read", join(whole, "secret")));
+	assert_refused(fsop(&s, "read", join(part, "key")));
+	/* What the read-only path grants stays granted. */
+	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
+	sbx_scopeattr_destroy(&s);
+	umount2(part, MNT_DETACH);
+	umount2(whole, MNT_DETACH);
+	tree_free(&t);
+}
+END_TEST
+
 /* An image on a filesystem mounted beneath a denial, loop-mounted in a
  * directory the compile lists: a second name, traced through sysfs to the
  * image, whose filesystem the denial holds; an image mounted through a
@@ -658,6 +702,7 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_mqueue_by_name);
 	tcase_add_test(tc, test_loop_image_second_name);
 	tcase_add_test(tc, test_inner_mount_second_name);
+	tcase_add_test(tc, test_denial_bound_beneath_readonly);
 	tcase_add_test(tc, test_loop_image_on_inner_mount);
 	tcase_add_test(tc, test_fuse_image_second_name);
 	suite_add_tcase(s, tc);

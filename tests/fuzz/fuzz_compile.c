@@ -578,6 +578,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < attr.__scope->nrules; i++)
 				fprintf(stderr, "rule %d %s -> %s\n", (int)attr.__scope->rules[i].mode,
 				        given[i], attr.__scope->rules[i].path);
+		if (getenv("SBXFUZZ_DEBUG"))
+			for (size_t i = 0; i < g.n; i++)
+				fprintf(stderr, "grant %#llx %s (%llu)\n", (unsigned long long)g.v[i].access,
+				        g.v[i].path, (unsigned long long)g.v[i].ino);
 		check_inodes(attr.__scope, &g);
 		if (race.kind == 1 && race.done)
 			syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2);
