@@ -2,7 +2,8 @@
 /*
  * The kernel interfaces the library, sbxrun and the tests use beside
  * Landlock (compat/landlock.h): seccomp filters and their notifications,
- * classic BPF, audit architectures, capabilities.  From the kernel's own
+ * classic BPF, audit architectures and the audit log's netlink messages,
+ * capabilities.  From the kernel's own
  * headers where the compiler sees them; else (Debian's musl-gcc sees no
  * <linux/...>) defined here, as the kernel's stable interface has them.
  */
@@ -101,6 +102,71 @@ struct seccomp_notif_resp {
 #define AUDIT_ARCH_RISCV64 (243U | 0x80000000U | 0x40000000U)
 #define AUDIT_ARCH_S390X (22U | 0x80000000U)
 #define AUDIT_ARCH_X86_64 (62U | 0x80000000U | 0x40000000U)
+
+/* The audit log's netlink messages sbxrun --report-denials and its test
+ * send and read. */
+#define AUDIT_GET 1000
+#define AUDIT_SET 1001
+#define AUDIT_USER 1005
+#define AUDIT_STATUS_ENABLED 0x0001
+
+struct audit_status {
+	uint32_t mask;
+	uint32_t enabled;
+	uint32_t failure;
+	uint32_t pid;
+	uint32_t rate_limit;
+	uint32_t backlog_limit;
+	uint32_t lost;
+	uint32_t backlog;
+	uint32_t feature_bitmap;
+	uint32_t backlog_wait_time;
+	uint32_t backlog_wait_time_actual;
+};
+#endif
+#ifndef AUDIT_LANDLOCK_ACCESS
+#define AUDIT_LANDLOCK_ACCESS 1423
+#define AUDIT_LANDLOCK_DOMAIN 1424
+#endif
+#ifndef AUDIT_NLGRP_READLOG
+#define AUDIT_NLGRP_READLOG 1
+#endif
+
+#ifdef HAVE_LINUX_NETLINK_H
+#include <linux/netlink.h>
+#else
+#include <sys/socket.h>
+
+#define NETLINK_AUDIT 9
+#define NLM_F_REQUEST 0x01
+#define NLM_F_ACK 0x04
+#define NLMSG_ERROR 0x2
+
+struct sockaddr_nl {
+	sa_family_t nl_family;
+	unsigned short nl_pad;
+	uint32_t nl_pid;
+	uint32_t nl_groups;
+};
+
+struct nlmsghdr {
+	uint32_t nlmsg_len;
+	uint16_t nlmsg_type;
+	uint16_t nlmsg_flags;
+	uint32_t nlmsg_seq;
+	uint32_t nlmsg_pid;
+};
+
+struct nlmsgerr {
+	int error;
+	struct nlmsghdr msg;
+};
+
+#define NLMSG_ALIGNTO 4U
+#define NLMSG_ALIGN(len) (((len) + NLMSG_ALIGNTO - 1) & ~(NLMSG_ALIGNTO - 1))
+#define NLMSG_HDRLEN ((int)NLMSG_ALIGN(sizeof(struct nlmsghdr)))
+#define NLMSG_LENGTH(len) ((len) + NLMSG_HDRLEN)
+#define NLMSG_DATA(nlh) ((void *)((char *)(nlh) + NLMSG_HDRLEN))
 #endif
 
 #ifdef HAVE_LINUX_CAPABILITY_H

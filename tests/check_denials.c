@@ -15,9 +15,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/audit.h>
-#include <linux/netlink.h>
 
+#include "compat/kernel.h"
 #include "tests/common.h"
 #include "tools/denials.h"
 
@@ -62,9 +61,10 @@ static int audit_switch(int type, unsigned *enabled)
 	struct {
 		struct nlmsghdr h;
 		struct audit_status st;
-	} m = { { NLMSG_LENGTH(type == AUDIT_SET ? sizeof(struct audit_status) : 0), (uint16_t)type,
-	          NLM_F_REQUEST | NLM_F_ACK, 1, 0 },
-	        { .mask = AUDIT_STATUS_ENABLED, .enabled = *enabled } };
+	} m = { .h = { .nlmsg_len = NLMSG_LENGTH(type == AUDIT_SET ? sizeof(struct audit_status) : 0),
+	               .nlmsg_type = (uint16_t)type, .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+	               .nlmsg_seq = 1 },
+	        .st = { .mask = AUDIT_STATUS_ENABLED, .enabled = *enabled } };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	char buf[8192];
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT), err = EPROTO;

@@ -31,21 +31,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/audit.h>
-#include <linux/netlink.h>
 
+#include "compat/kernel.h"
 #include "sbxspawn/sbxspawn.h"
 #include "tools/denials.h"
 
 extern char **environ;
 
-#ifndef AUDIT_LANDLOCK_ACCESS
-#define AUDIT_LANDLOCK_ACCESS 1423
-#define AUDIT_LANDLOCK_DOMAIN 1424
-#endif
-#ifndef AUDIT_NLGRP_READLOG
-#define AUDIT_NLGRP_READLOG 1
-#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -74,7 +66,8 @@ static int request(int fd, int type, const void *data, size_t len, void *reply, 
 	struct {
 		struct nlmsghdr h;
 		char data[1024];
-	} m = { { (uint32_t)NLMSG_LENGTH(len), (uint16_t)type, NLM_F_REQUEST | NLM_F_ACK, 1, 0 } };
+	} m = { .h = { .nlmsg_len = (uint32_t)NLMSG_LENGTH(len), .nlmsg_type = (uint16_t)type,
+	               .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = 1 } };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	char buf[RECORD_MAX + 64];
 
