@@ -45,8 +45,9 @@ START_TEST(test_environments)
 	/* Passed as they are, in order, oddities and duplicates too. */
 	d.envp = odd;
 	out = ways_probe(&d);
-	assert_has(out, "env=A=1\nenv=EMPTY=\nenv==no-name\nenv=no-equals-sign\nenv=A=2\n"
-	                "env=TMPDIR=/nowhere\n");
+	if (child_sees_as_given(__func__))
+		assert_has(out, "env=A=1\nenv=EMPTY=\nenv==no-name\nenv=no-equals-sign\nenv=A=2\n"
+		                "env=TMPDIR=/nowhere\n");
 	free(out);
 	ways_destroy(&d);
 }
@@ -67,7 +68,8 @@ static void tmpdir_as_reference(char *const given[], char *const reference[], co
 	d.envp_given = true;
 	g = ways_one(&d, WAY_LIBC, false, PROBE, argv);
 	ck_assert_int_eq(g.ret, 0);
-	assert_has(g.out, want);
+	if (!emulated())
+		assert_has(g.out, want);
 	d.envp = given;
 	d.tmpdir = dir;
 	for (enum way w = WAY_FRESH; w <= WAY_COMPILED; w++) {
@@ -91,6 +93,7 @@ START_TEST(test_environment_with_tmpdir)
 	char *alone[] = { entry, NULL }, *others[] = { "X=1", "Y=2", entry, NULL };
 
 	snprintf(entry, sizeof(entry), "TMPDIR=%s", dir);
+	child_sees_as_given(__func__);
 	snprintf(want, sizeof(want), "argc=1\narg0=probe\nenv=TMPDIR=%s\nfd=", dir);
 	tmpdir_as_reference(NULL, alone, dir, want);
 	tmpdir_as_reference(none, alone, dir, want);
@@ -197,16 +200,19 @@ START_TEST(test_argument_vectors)
 {
 	char *empty[] = { NULL }, *blank[] = { "", NULL }, *many[40];
 	char *huge = malloc(200 * 1024);
+	bool given = child_sees_as_given(__func__);
 	struct ways d;
 	char *out;
 
 	ways_init(&d);
 	/* No argument at all: the kernel (5.18 on) gives one, empty. */
 	out = ways_run(&d, false, PROBE, empty, 0);
-	ck_assert_msg(strstr(out, "argc=1\narg0=\n") || strstr(out, "argc=0\n"), "%s", out);
+	if (given)
+		ck_assert_msg(strstr(out, "argc=1\narg0=\n") || strstr(out, "argc=0\n"), "%s", out);
 	free(out);
 	out = ways_run(&d, false, PROBE, blank, 0);
-	assert_has(out, "argc=1\narg0=\n");
+	if (given)
+		assert_has(out, "argc=1\narg0=\n");
 	free(out);
 	for (int i = 0; i < 39; i++)
 		many[i] = i % 2 ? "" : "x y";
@@ -230,6 +236,7 @@ END_TEST
  * difference sbx_posix_spawn(3) documents, asserted here. */
 START_TEST(test_null_argument_vector)
 {
+	bool given = child_sees_as_given(__func__);
 	char *out;
 
 	for (enum way w = WAY_NULL; w < NWAYS; w++) {
@@ -241,7 +248,9 @@ START_TEST(test_null_argument_vector)
 		ck_assert_msg(r.ret == 0, "%s: %s", way_name(w), strerror(r.ret));
 		ck_assert_int_eq(r.status, 0);
 		out = r.out;
-		ck_assert_msg(strstr(out, "argc=1\narg0=\n") || strstr(out, "argc=0\n"), "%s", out);
+		if (given)
+			ck_assert_msg(strstr(out, "argc=1\narg0=\n") || strstr(out, "argc=0\n"), "%s",
+			              out);
 		way_result_free(&r);
 		ways_destroy(&d);
 	}
@@ -452,8 +461,9 @@ END_TEST
 START_TEST(test_spawnp_empty_name)
 {
 	char *dir = make_tmpdir(), *argv[] = { "x", NULL };
+	enum way first = libc_tells_failures(__func__) ? WAY_LIBC : WAY_NULL;
 
-	for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+	for (enum way w = first; w < NWAYS; w++) {
 		struct ways d;
 		struct way_result r;
 
@@ -496,9 +506,11 @@ START_TEST(test_sigchld_handler_takes_no_failed_child)
 	struct sigaction sa = { .sa_handler = reaping_handler, .sa_flags = SA_RESTART };
 	char *argv[] = { "x", NULL };
 
+	enum way first = libc_tells_failures(__func__) ? WAY_LIBC : WAY_NULL;
+
 	sigemptyset(&sa.sa_mask);
 	ck_assert_int_eq(sigaction(SIGCHLD, &sa, NULL), 0);
-	for (enum way w = WAY_LIBC; w < NWAYS; w++) {
+	for (enum way w = first; w < NWAYS; w++) {
 		atomic_store(&stolen, 0);
 		for (int i = 0; i < 200; i++) {
 			struct ways d;
@@ -581,6 +593,16 @@ END_TEST
 
 /* ---- the descriptor limit ------------------------------------------------ */
 
+/* Where clone(CLONE_VM) shares no memory (the emulator), or the fallback is
+ * forced, the engine is a copy of the process that reports its exec
+ * through a pipe: two descriptors more, each way of the library's
+ * (sbx_posix_spawn(3)); and under the emulator no Landlock, so no compile
+ * to need its three. */
+static bool engine_forks(void)
+{
+	return emulated() || getenv("SBXSPAWN_FORCE_FORK");
+}
+
 /* With 0 to 5 descriptors free below RLIMIT_NOFILE, every way runs the
  * probe as the C library does, but one: a scope compiled at the spawn
  * needs three free descriptors, and with fewer the spawn fails with EMFILE
@@ -592,7 +614,9 @@ static int limits_want(enum way w, int nfree)
 {
 	if (!SBX_BUILD_LANDLOCK)
 		return w == WAY_LIBC ? 0 : EBADF;
-	return w == WAY_FRESH && nfree < 3 ? EMFILE : 0;
+	if (w != WAY_LIBC && engine_forks() && nfree < 2)
+		return EMFILE;
+	return w == WAY_FRESH && nfree < 3 && landlock_abi() > 0 ? EMFILE : 0;
 }
 
 /* glibc's posix_spawn needs no descriptor; another C library's may (musl's
@@ -663,7 +687,9 @@ static void free_numbers(int *fds, int n)
  * until exec.  Closing them all is closing nothing of the caller's, the
  * same each way; opening onto them all leaves that child no number for its
  * ruleset at the last one, which fails with EMFILE (sbx_posix_spawn(3)):
- * the one descriptor a confined child needs beyond posix_spawn's. */
+ * the one descriptor a confined child needs beyond posix_spawn's.  The
+ * fork engine (an emulator, or forced) needs its pipe besides, each way of
+ * the library's, and fails so too. */
 START_TEST(test_actions_on_every_free_number)
 {
 	char *argv[] = { "probe", NULL };
@@ -687,7 +713,8 @@ START_TEST(test_actions_on_every_free_number)
 				w_dup2(&d, 0, fds[k]);
 		for (enum way w = ref; w < NWAYS; w++) {
 			int want = !SBX_BUILD_LANDLOCK ? limits_want(w, 3)
-			           : fill && w == WAY_FRESH ? EMFILE : 0;
+			           : fill && (w == WAY_FRESH || (w != WAY_LIBC && engine_forks())) ? EMFILE
+			                                                                            : 0;
 
 			r[w] = ways_one(&d, w, false, PROBE, argv);
 			ck_assert_msg(r[w].ret == want, "%s of every free number: %s returned %d (%s)",
@@ -700,7 +727,10 @@ START_TEST(test_actions_on_every_free_number)
 			if (want) {
 				ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 				ck_assert_int_eq(oc.stage, SBX_STAGE_FILE_ACTION);
-				ck_assert_int_eq(oc.action, 3);
+				/* The fork engine's child holds the pipe's end beside
+				 * the ruleset: it runs out one action sooner. */
+				ck_assert_int_eq(oc.action, engine_forks() && w == WAY_FRESH &&
+				                                            landlock_abi() > 0 ? 2 : 3);
 				continue;
 			}
 			ck_assert_int_eq(r[w].status, r[ref].status);
@@ -739,8 +769,9 @@ START_TEST(test_compile_short_of_descriptors)
 				if (n++ == nfree)
 					low.rlim_cur = (rlim_t)fd;
 			}
-		/* The portable build compiles nothing. */
-		int want = SBX_BUILD_LANDLOCK && nfree < 3 ? EMFILE : 0;
+		/* The portable build compiles nothing, nor a kernel (or an
+		 * emulator) without Landlock. */
+		int want = SBX_BUILD_LANDLOCK && landlock_abi() > 0 && nfree < 3 ? EMFILE : 0;
 
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
 		ck_assert_int_eq(sbx_scopeattr_compile(&s), want);

@@ -466,6 +466,26 @@ const char *probe_for_anyone(void)
 	return path;
 }
 
+bool child_sees_as_given(const char *test)
+{
+	if (!emulated())
+		return true;
+	say_skip("SKIP %s (what the child sees of its argv[0] and environment, held to what "
+	         "was passed): the emulator (qemu-user) rewrites them, argv[0] to the program's "
+	         "path, the environment without duplicates or entries lacking '=', in another "
+	         "order; the ways are compared with each other\n", test);
+	return false;
+}
+
+bool libc_tells_failures(const char *test)
+{
+	if (!emulated())
+		return true;
+	say_skip("SKIP %s (the C library's posix_spawn beside the library's, for a child that "
+	         "fails): under the emulator (qemu-user) it cannot tell a failed child\n", test);
+	return false;
+}
+
 void assert_has(const char *out, const char *needle)
 {
 	ck_assert_msg(strstr(out, needle) != NULL, "expected \"%s\" in:\n%s", needle, out);

@@ -85,6 +85,17 @@ sbx_scopeattr_t *way_scope(enum way w);
 const char *ways_denied(void);
 
 void assert_has(const char *out, const char *needle);
+
+/* Whether what the child prints of its argv[0] and environment can be held
+ * to what the spawn passed: not under the emulator (qemu-user rewrites
+ * them), which says SKIP for test and why; the ways are still compared
+ * with each other there. */
+bool child_sees_as_given(const char *test);
+
+/* Whether the C library's posix_spawn can be the reference for a spawn that
+ * fails: not under the emulator (it cannot tell a failed child there),
+ * which says SKIP for test and why. */
+bool libc_tells_failures(const char *test);
 void assert_lacks(const char *out, const char *needle);
 
 #endif
