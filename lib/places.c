@@ -375,14 +375,25 @@ static void warn_view(const struct alias_check *ac, const struct mount *mt, cons
 	const struct mounts *m = ac->m;
 	size_t len = strlen(v->rel), i;
 
+	/* Above its root, the nearest places alone say what the scope wants
+	 * of what it shows (each farther one would name the same path again,
+	 * and one re-admitted there wants nothing kept from it). */
 	for (size_t l = len;; l--) {
 		if (l == 0 || v->rel[l] == '\0' || v->rel[l] == '/') {
-			size_t plen = l ? l : 1;
+			size_t plen = l ? l : 1, first = lower_bound(m, v->dev_major, v->dev_minor, v->rel, plen, false);
+			bool near = false, admitted = false;
 
-			for (i = lower_bound(m, v->dev_major, v->dev_minor, v->rel, plen, false);
-			     i < m->nplaces && is_at(&m->places[i], v->dev_major, v->dev_minor, v->rel, plen); i++)
-				if (m->places[i].mode != SBX_MODE_ALLOW && (layer || m->places[i].mount != mt->id))
+			for (i = first; i < m->nplaces && is_at(&m->places[i], v->dev_major, v->dev_minor, v->rel, plen); i++)
+				if (layer || m->places[i].mount != mt->id) {
+					near = true;
+					admitted |= m->places[i].mode == SBX_MODE_ALLOW;
+				}
+			for (i = first; near && !admitted && i < m->nplaces &&
+			                is_at(&m->places[i], v->dev_major, v->dev_minor, v->rel, plen); i++)
+				if (layer || m->places[i].mount != mt->id)
 					warn_one(ac, &m->places[i], v, mt, layer);
+			if (near)
+				break;
 		}
 		if (l == 0)
 			break;

@@ -314,7 +314,7 @@ END_TEST
 /* The second names the compile said: what (path) is also reachable where
  * (path2), and whether one said the pair looked for. */
 struct alias_seen {
-	int count;
+	int count, matched;
 	const char *want_path, *want_path2;
 	bool wanted;
 };
@@ -326,8 +326,10 @@ static void on_alias(const sbx_event_t *ev, void *arg)
 	if (ev->kind != SBX_EVENT_ALIAS)
 		return;
 	a->count++;
-	a->wanted |= ev->path && ev->path2 && !strcmp(ev->path, a->want_path) &&
-	             !strcmp(ev->path2, a->want_path2);
+	if (ev->path && ev->path2 && !strcmp(ev->path, a->want_path) && !strcmp(ev->path2, a->want_path2)) {
+		a->wanted = true;
+		a->matched++;
+	}
 }
 
 /* A filesystem image beneath a denial, loop-mounted elsewhere: a second
@@ -439,10 +441,13 @@ END_TEST
 /* A bind mount of a denied directory (and of a directory in it) beneath a
  * read-only one: the mount is placed as restricted by the read-only path
  * above it, and must not widen what the denial says of the same inode
- * (the compile granted it read-only, and the denial was read). */
+ * (the compile granted it read-only, and the denial was read).  Beneath a
+ * directory re-admitted in full, the mount is granted with it, and one
+ * event (not one per restricted path above the denial) says so. */
 START_TEST(test_denial_bound_beneath_readonly)
 {
-	char whole[4200], part[4200];
+	char whole[4200], part[4200], admitted[4200];
+	struct alias_seen seen = { 0 };
 	struct tree t;
 	sbx_scopeattr_t s;
 
@@ -456,24 +461,35 @@ START_TEST(test_denial_bound_beneath_readonly)
 	tree_make(&t);
 	snprintf(whole, sizeof(whole), "%s/bound", t.projects);
 	snprintf(part, sizeof(part), "%s/bound-part", t.projects);
+	snprintf(admitted, sizeof(admitted), "%s/bound", t.mine);
 	ck_assert_int_eq(mkdir(whole, 0755), 0);
 	ck_assert_int_eq(mkdir(part, 0755), 0);
+	ck_assert_int_eq(mkdir(admitted, 0755), 0);
 	ck_assert_int_eq(mkdir(join(t.other, "sub"), 0755), 0);
 	write_file(join(join(t.other, "sub"), "key"), "the-secret\n", 0644);
 	ck_assert_int_eq(mount(t.other, whole, NULL, MS_BIND, NULL), 0);
 	ck_assert_int_eq(mount(join(t.other, "sub"), part, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(t.other, admitted, NULL, MS_BIND, NULL), 0);
 	/* The control: both read without a scope. */
 	assert_reads(fsop(NULL, "read", join(whole, "secret")), "the-secret");
 	assert_reads(fsop(NULL, "read", join(part, "key")), "the-secret");
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
-	sbx_scopeattr_setlogger(&s, quiet, NULL);
+	seen.want_path = t.other;
+	seen.want_path2 = admitted;
+	sbx_scopeattr_setlogger(&s, on_alias, &seen);
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.projects), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.mine), 0);
 	assert_refused(fsop(&s, "read", join(whole, "secret")));
 	assert_refused(fsop(&s, "read", join(part, "key")));
 	/* What the read-only path grants stays granted. */
-	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
+	assert_reads(fsop(&s, "read", join(t.third, "file")), "third");
+	/* Beneath the re-admitted directory: granted with it, said once. */
+	assert_reads(fsop(&s, "read", join(admitted, "secret")), "the-secret");
+	ck_assert_msg(seen.matched == 1, "%s as %s said %d times (%d second names said)",
+	              seen.want_path, seen.want_path2, seen.matched, seen.count);
 	sbx_scopeattr_destroy(&s);
+	umount2(admitted, MNT_DETACH);
 	umount2(part, MNT_DETACH);
 	umount2(whole, MNT_DETACH);
 	tree_free(&t);
