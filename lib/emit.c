@@ -43,7 +43,9 @@ static bool place_dir(struct compiler *cc, struct visit *v)
 		cc->err = ENOMEM;
 		return false;
 	}
-	v->foreign = sbx__mounts_foreign(&cc->mounts, v->sx.stx_dev_major, v->sx.stx_dev_minor,
+	/* Places are kept by the device the mount table names, which is not
+	 * always the one statx(2) says (btrfs: a device of each subvolume). */
+	v->foreign = sbx__mounts_foreign(&cc->mounts, v->mt->own.dev_major, v->mt->own.dev_minor,
 	                                 v->mt->id);
 	return true;
 }
@@ -56,7 +58,7 @@ static uint64_t own_rights(struct compiler *cc, const struct visit *v, uint64_t 
 	const struct place *why = NULL;
 
 	if (v->foreign)
-		allowed = sbx__place_clamp(&cc->mounts, v->sx.stx_dev_major, v->sx.stx_dev_minor,
+		allowed = sbx__place_clamp(&cc->mounts, v->mt->own.dev_major, v->mt->own.dev_minor,
 		                           v->rel, own, &why);
 	if (allowed != own && why)
 		sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, why->path, cc->path,

@@ -214,12 +214,15 @@ static enum verdict place_entry(const struct judge *j, const char *name, const s
 	if (!S_ISDIR(sx->stx_mode) && sx->stx_nlink > 1)
 		return V_LINKED;
 	if (j->foreign) {
+		/* The directory's mount, whose device (as the mount table
+		 * names it, which statx(2) may not: btrfs) keeps the places. */
+		const struct mount *mt = j->mounts ? sbx__mount_by_id(j->mounts, j->mnt) : NULL;
 		char rel[2 * PATH_MAX];
 
-		if (!j->mounts)
+		if (!mt)
 			return V_RECOMPILE;
 		snprintf(rel, sizeof(rel), "%s/%s", strcmp(j->rel, "/") ? j->rel : "", name);
-		*allowed = sbx__place_clamp(j->mounts, sx->stx_dev_major, sx->stx_dev_minor, rel,
+		*allowed = sbx__place_clamp(j->mounts, mt->own.dev_major, mt->own.dev_minor, rel,
 		                            j->rights, why);
 	}
 	return V_GRANTED;

@@ -197,7 +197,8 @@ static int note_lowerdirs(struct mounts *m, size_t *cap, struct mount *mt, char 
 	}
 }
 
-/* A one-line sysfs file into buf, its newline cut; false where it is not. */
+/* A one-line sysfs file into buf, its last newline cut (a path it names may
+ * hold newlines of its own); false where it is not. */
 static bool sysfs_line(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -208,7 +209,8 @@ static bool sysfs_line(const char *path, char *buf, size_t size)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
 	return true;
 }
 
@@ -269,9 +271,11 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 			if (!opt)
 				continue;
 			unescape(opt);
-			if (!strcmp(key, "lowerdir") || !strcmp(key, "lowerdir+") || !strcmp(key, "datadir+"))
+			/* lowerdir lists layers; lowerdir+ and datadir+ name one
+			 * each, whose ':' is the path's own. */
+			if (!strcmp(key, "lowerdir"))
 				err = note_lowerdirs(m, cap, mt, opt);
-			else if (!strcmp(key, "upperdir"))
+			else if (!strcmp(key, "upperdir") || !strcmp(key, "lowerdir+") || !strcmp(key, "datadir+"))
 				err = note_layer(m, cap, mt, opt);
 		}
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -211,6 +211,15 @@ static int place_mounts_beneath(struct placing *pl, const struct tree *t)
 			.rights = sbx__mode_rights(pl->r, mode) &
 			          above(m, mt->own.dev_major, mt->own.dev_minor, mt->own.rel, &nearest) };
 	}
+	/* Nor do they widen each other: a filesystem mounted beneath a
+	 * denial and again beneath a read-only path is what the denial says
+	 * wherever it is shown (one place above another: the nearer would
+	 * speak alone; at the same path: the wider would). */
+	for (size_t i = 0; i < nmore; i++)
+		for (size_t k = 0; k < nmore; k++)
+			if (k != i && more[k].dev_major == more[i].dev_major &&
+			    more[k].dev_minor == more[i].dev_minor && sbx__path_covers(more[k].rel, more[i].rel))
+				more[i].rights &= sbx__mode_rights(pl->r, more[k].mode);
 	if (nmore && !(grown = sbx__grow(m->places, &pl->cap, m->nplaces + nmore, sizeof(*grown)))) {
 		free(more);
 		return ENOMEM;

@@ -496,6 +496,139 @@ START_TEST(test_denial_bound_beneath_readonly)
 }
 END_TEST
 
+/* Second names an outsider found through odd corners, each shown reading
+ * without a scope, refused with one: a filesystem mounted beneath a denial
+ * and again beneath a read-only path (the two restrictions added up to
+ * read-only); an overlay layer whose path holds ':' (lowerdir+= names one
+ * layer); a loop image in a denied directory whose name ends in a newline
+ * (sysfs's line cut there); btrfs, whose statx device is not the mount
+ * table's (places were looked up by the wrong one). */
+static bool sh(const char *cmd)
+{
+	return system(cmd) == 0;
+}
+
+static void deny_two(sbx_scopeattr_t *s, const char *a, const char *b, const char *ro)
+{
+	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
+	sbx_scopeattr_setlogger(s, quiet, NULL);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(s, a), 0);
+	if (b)
+		ck_assert_int_eq(sbx_scopeattr_adddeny(s, b), 0);
+	if (ro)
+		ck_assert_int_eq(sbx_scopeattr_addreadonly(s, ro), 0);
+}
+
+START_TEST(test_second_names_odd_corners)
+{
+	char inner[4200], ro_view[4200], listed[4200], layer[4200], merged[4200], opts[9000],
+	        nl_dir[4200], decoy[4200], image_mnt[4200], bt_img[4200], bt_mnt[4200], bt_den[4200],
+	        cmd[40000];
+	sbx_scopeattr_t s;
+	struct tree t;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: mounting needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	tree_make(&t);
+	/* A tmpfs beneath the denial, bound beneath a read-only path and in
+	 * a directory the compile lists. */
+	snprintf(inner, sizeof(inner), "%s/inner", t.other);
+	snprintf(ro_view, sizeof(ro_view), "%s/view", t.mine);
+	snprintf(listed, sizeof(listed), "%s/view", t.projects);
+	ck_assert(mkdir(inner, 0755) == 0 && mkdir(ro_view, 0755) == 0 && mkdir(listed, 0755) == 0);
+	ck_assert_int_eq(mount("sbxtest", inner, "tmpfs", 0, "size=64k"), 0);
+	write_file(join(inner, "key"), "the-secret\n", 0644);
+	ck_assert_int_eq(mount(inner, ro_view, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(inner, listed, NULL, MS_BIND, NULL), 0);
+	assert_reads(fsop(NULL, "read", join(listed, "key")), "the-secret");
+	deny_two(&s, t.other, t.third, t.mine);
+	assert_refused(fsop(&s, "read", join(listed, "key")));
+	assert_refused(fsop(&s, "read", join(inner, "key")));
+	sbx_scopeattr_destroy(&s);
+	umount2(listed, MNT_DETACH);
+	umount2(ro_view, MNT_DETACH);
+	umount2(inner, MNT_DETACH);
+
+	/* An overlay layer named with ':' in its path. */
+	snprintf(layer, sizeof(layer), "%s/a:/tmp", t.other);
+	snprintf(merged, sizeof(merged), "%s/merged", t.projects);
+	ck_assert_int_eq(mkdir(join(t.other, "a:"), 0755), 0);
+	ck_assert_int_eq(mkdir(layer, 0755), 0);
+	ck_assert_int_eq(mkdir(merged, 0755), 0);
+	write_file(join(layer, "key"), "the-secret\n", 0644);
+	snprintf(opts, sizeof(opts), "lowerdir+=%s,lowerdir+=%s", layer, t.third);
+	if (mount("sbxtest", merged, "overlay", 0, opts) == 0) {
+		assert_reads(fsop(NULL, "read", join(merged, "key")), "the-secret");
+		deny_two(&s, layer, NULL, NULL);
+		assert_refused(fsop(&s, "read", join(merged, "key")));
+		sbx_scopeattr_destroy(&s);
+		umount2(merged, MNT_DETACH);
+	} else {
+		say_skip("SKIP %s (an overlay layer with ':'): lowerdir+= refused: %s\n", __func__,
+		         strerror(errno));
+	}
+
+	/* A loop image in a directory whose name ends in a newline, beside a
+	 * file named as the name's cut would be. */
+	snprintf(nl_dir, sizeof(nl_dir), "%s/x\n", t.top);
+	snprintf(decoy, sizeof(decoy), "%s/x", t.top);
+	snprintf(image_mnt, sizeof(image_mnt), "%s/img", t.projects);
+	ck_assert_int_eq(mkdir(nl_dir, 0755), 0);
+	ck_assert_int_eq(mkdir(image_mnt, 0755), 0);
+	write_file(decoy, "decoy\n", 0644);
+	write_file(join(t.third, "key"), "the-secret\n", 0644);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; mkfs.ext4 -q -F -d '%s' '%s/image' 4M >/dev/null 2>&1 && "
+	         "mount -o loop '%s/image' '%s'", t.third, nl_dir, nl_dir, image_mnt);
+	if (sh(cmd)) {
+		assert_reads(fsop(NULL, "read", join(image_mnt, "key")), "the-secret");
+		deny_two(&s, nl_dir, t.other, NULL);
+		assert_refused(fsop(&s, "read", join(image_mnt, "key")));
+		sbx_scopeattr_destroy(&s);
+		umount2(image_mnt, MNT_DETACH);
+	} else {
+		say_skip("SKIP %s (a loop image named with a newline): mkfs.ext4 or the loop mount "
+		         "failed\n", __func__);
+	}
+
+	/* btrfs: a directory bound out of it and denied there, its own name
+	 * in a directory the compile lists. */
+	snprintf(bt_img, sizeof(bt_img), "%s/b.img", t.top);
+	snprintf(bt_mnt, sizeof(bt_mnt), "%s/bt", t.projects);
+	snprintf(bt_den, sizeof(bt_den), "%s/bt-den", t.top);
+	ck_assert_int_eq(mkdir(bt_mnt, 0755), 0);
+	ck_assert_int_eq(mkdir(bt_den, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=$PATH:/usr/sbin:/sbin; truncate -s 128M '%s' && mkfs.btrfs -q -f '%s' >/dev/null 2>&1 && "
+	         "mount -o loop '%s' '%s' && btrfs -q subvolume create '%s/sv' >/dev/null && "
+	         "mkdir -p '%s/sv/d/hidden' '%s/sv/d/other' && echo the-secret > '%s/sv/d/hidden/key' && "
+	         "mount --bind '%s/sv/d/hidden' '%s'",
+	         bt_img, bt_img, bt_img, bt_mnt, bt_mnt, bt_mnt, bt_mnt, bt_mnt, bt_mnt, bt_den);
+	if (sh(cmd)) {
+		char hidden[4300], other[4300];
+
+		snprintf(hidden, sizeof(hidden), "%s/sv/d/hidden/key", bt_mnt);
+		snprintf(other, sizeof(other), "%s/sv/d/other", bt_mnt);
+		assert_reads(fsop(NULL, "read", hidden), "the-secret");
+		deny_two(&s, bt_den, other, NULL);
+		assert_refused(fsop(&s, "read", hidden));
+		assert_refused(fsop(&s, "read", join(bt_den, "key")));
+		sbx_scopeattr_destroy(&s);
+		umount2(bt_den, MNT_DETACH);
+		umount2(bt_mnt, MNT_DETACH);
+	} else {
+		say_skip("SKIP %s (btrfs): making or mounting a btrfs image failed (btrfs-progs)\n",
+		         __func__);
+	}
+	tree_free(&t);
+}
+END_TEST
+
 /* An image on a filesystem mounted beneath a denial, loop-mounted in a
  * directory the compile lists: a second name, traced through sysfs to the
  * image, whose filesystem the denial holds; an image mounted through a
@@ -719,6 +852,7 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_loop_image_second_name);
 	tcase_add_test(tc, test_inner_mount_second_name);
 	tcase_add_test(tc, test_denial_bound_beneath_readonly);
+	tcase_add_test(tc, test_second_names_odd_corners);
 	tcase_add_test(tc, test_loop_image_on_inner_mount);
 	tcase_add_test(tc, test_fuse_image_second_name);
 	suite_add_tcase(s, tc);
