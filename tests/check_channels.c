@@ -313,6 +313,17 @@ END_TEST
 
 /* The second names the compile said: what (path) is also reachable where
  * (path2), and whether one said the pair looked for. */
+/* Whether test may mount, in a namespace of its own: as root, where one
+ * can be made; else SKIP says why (what needs root). */
+static bool own_mounts(const char *test, const char *what)
+{
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: %s needs root\n", test, what);
+		return false;
+	}
+	return private_mounts(test) != MOUNT_NS_NONE;
+}
+
 struct alias_seen {
 	int count, matched;
 	const char *want_path, *want_path2;
@@ -345,11 +356,7 @@ START_TEST(test_loop_image_second_name)
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: a loop device needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "a loop device"))
 		return;
 	tree_make(&t);
 	snprintf(src, sizeof(src), "%s/image-content", t.top);
@@ -400,11 +407,7 @@ START_TEST(test_inner_mount_second_name)
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: mounting needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "mounting"))
 		return;
 	tree_make(&t);
 	snprintf(inner, sizeof(inner), "%s/inner", t.other);
@@ -452,11 +455,7 @@ START_TEST(test_denial_bound_beneath_readonly)
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: mounting needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "mounting"))
 		return;
 	tree_make(&t);
 	snprintf(whole, sizeof(whole), "%s/bound", t.projects);
@@ -528,11 +527,7 @@ START_TEST(test_second_names_odd_corners)
 	struct tree t;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: mounting needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "mounting"))
 		return;
 	tree_make(&t);
 	/* A tmpfs beneath the denial, bound beneath a read-only path and in
@@ -645,11 +640,7 @@ START_TEST(test_loop_image_on_inner_mount)
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: a loop device needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "a loop device"))
 		return;
 	tree_make(&t);
 	snprintf(src, sizeof(src), "%s/image-content", t.top);
@@ -723,11 +714,7 @@ START_TEST(test_fuse_image_second_name)
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (geteuid() != 0) {
-		say_skip("SKIP %s: mounting needs root\n", __func__);
-		return;
-	}
-	if (private_mounts(__func__) == MOUNT_NS_NONE)
+	if (!own_mounts(__func__, "mounting"))
 		return;
 	tree_make(&t);
 	snprintf(src, sizeof(src), "%s/image-content", t.top);
