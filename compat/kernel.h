@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 
 #ifdef HAVE_LINUX_FILTER_H
 #include <linux/filter.h>
@@ -188,5 +189,51 @@ typedef struct __user_cap_data_struct {
 	uint32_t inheritable;
 } *cap_user_data_t;
 #endif
+
+/* The mount interface of Linux 5.2 (open_tree, move_mount, fsopen, fsconfig,
+ * fsmount, fspick) and 5.12 (mount_setattr): one number on every
+ * architecture the library builds for; the flags as the kernel has them. */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+#ifndef SYS_fspick
+#define SYS_fspick 433
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define SBX_OPEN_TREE_CLONE 1U
+#define SBX_AT_RECURSIVE 0x8000
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04U
+#define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x40U
+#define SBX_FSOPEN_CLOEXEC 0x1U
+#define SBX_FSMOUNT_CLOEXEC 0x1U
+#define SBX_FSCONFIG_SET_FLAG 0U
+#define SBX_FSCONFIG_SET_STRING 1U
+#define SBX_FSCONFIG_CMD_CREATE 6U
+#define SBX_FSCONFIG_CMD_RECONFIGURE 7U
+#define SBX_MOUNT_ATTR_RDONLY 0x1U
+#define SBX_MOUNT_ATTR_NOSUID 0x2U
+#define SBX_MOUNT_ATTR_NODEV 0x4U
+#define SBX_MOUNT_ATTR_NOEXEC 0x8U
+
+struct sbx_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
 
 #endif /* SBX_COMPAT_KERNEL_H */

@@ -375,13 +375,25 @@ CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int 
 	           SBX_EXIT_REFUSED);
 }
 
-CHILD static void confine(struct child *c)
+/* Why the covers could not be made, where the errno does not say it. */
+CHILD static const char *hide_why(int err)
+{
+	return err == ESTALE ? "a hidden denial changed since the scope was compiled"
+	       : err == EXDEV ? "a descriptor or the working directory it holds reaches a hidden "
+	                        "denial past its cover"
+	                      : NULL;
+}
+
+CHILD static void confine(struct child *c, bool user)
 {
 	const char *call = "";
+	int ours[2] = { c->cf.ruleset_fd, c->report_fd };
 	int err;
 
 	if (c->refused)
 		child_refuse(c, c->refusal, c->refused);
+	if (c->cf.hiding.covers && (err = sbx__hide_cover(&c->cf.hiding, user, ours, 2, &call)))
+		child_refuse(c, (struct refusal){ SBX_REFUSED_HIDE, call, hide_why(err) }, err);
 	if ((err = sbx__confine(&c->cf, &call)))
 		child_refuse(c, (struct refusal){ sbx__refused_by(call), call, NULL }, err);
 	if (c->cf.ruleset_fd >= 0)
@@ -391,6 +403,8 @@ CHILD static void confine(struct child *c)
 CHILD int sbx__child_main(void *arg)
 {
 	struct child *c = arg;
+	const char *call = "";
+	bool user = false;
 	long r;
 	int err;
 
@@ -407,6 +421,12 @@ CHILD int sbx__child_main(void *arg)
 	r = apply_attributes(c);
 	if (r < 0)
 		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
+	/* No namespace of its own here: nothing has been done that a start
+	 * with every denial expanded would do twice. */
+	if (c->cf.hiding.covers && (err = sbx__hide_enter(&user, &call)))
+		child_exit(c, (struct child_result){ .action = -1, .err = err, .again = true,
+		                                     .nohide = true, .refusal = { NULL, call, NULL } },
+		           127);
 	/* What the library keeps open is nothing a file action may see, but
 	 * the ruleset this child applies. */
 	for (size_t i = 0; i < c->nhidden; i++)
@@ -421,7 +441,7 @@ CHILD int sbx__child_main(void *arg)
 		    (r = file_action(c, a)) < 0)
 			child_fail(c, SBX_STAGE_FILE_ACTION, i, (int)-r);
 	}
-	confine(c);
+	confine(c, user);
 	/* Last, so that no signal is delivered before exec. */
 	(void)sys(SYS_rt_sigprocmask, SIG_SETMASK,
 	          (long)((c->flags & POSIX_SPAWN_SETSIGMASK) ? &c->sigmask : &c->oldmask), 0,

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -18,19 +19,6 @@
 #define CHILD_STACK (64 * 1024)
 #define KERNEL_SIGSET_SIZE (_NSIG / 8)
 
-/* What confines a process, in the order it is applied (confine.c): no new
- * privileges, the ids, the capabilities, the Landlock domain, the seccomp
- * filter.  Everything is optional; nothing at all leaves the process as it
- * is. */
-struct confinement {
-	int ruleset_fd;                   /* -1: none */
-	unsigned restrict_flags;          /* landlock_restrict_self()'s */
-	const struct sock_fprog *filter;  /* NULL: none */
-	bool set_ids;
-	uid_t uid;
-	gid_t gid;
-	bool drop_caps;
-};
 
 /* What runs in the child between clone and exec, in a section of its own:
  * tests/child-calls.sh reads what that section calls, whichever object it
@@ -51,6 +39,53 @@ CHILD static inline long sys(long nr, long a, long b, long c, long d)
 	return r == -1 ? -errno : r;
 }
 
+CHILD static inline long sys5(long nr, long a, long b, long c, long d, long e)
+{
+	long r = syscall(nr, a, b, c, d, e);
+
+	return r == -1 ? -errno : r;
+}
+
+/* The denials a child hides (hide.c chooses them, cover.c covers them):
+ * each covered, where it is still the inode the compile found, by an
+ * empty read-only mount in a mount namespace of the child's own; and the
+ * directories above them that are no mount point yet made one (pins), so
+ * that none can be renamed, deepest first. */
+struct hiding {
+	const struct cover *covers; /* NULL: the child makes no namespace */
+	size_t ncovers;
+	const char *const *pins;
+	size_t npins;
+};
+
+/* What confines a process, in the order it is applied (confine.c): no new
+ * privileges, the ids, the capabilities, the Landlock domain, the seccomp
+ * filter.  Everything is optional; nothing at all leaves the process as it
+ * is. */
+struct confinement {
+	int ruleset_fd;                   /* -1: none */
+	unsigned restrict_flags;          /* landlock_restrict_self()'s */
+	const struct sock_fprog *filter;  /* NULL: none */
+	struct hiding hiding;             /* covers: NULL for none */
+	bool set_ids;
+	uid_t uid;
+	gid_t gid;
+	bool drop_caps;
+};
+
+/* Before the file actions: the namespace, a user namespace too (mapping
+ * the caller's own ids) where the child lacks CAP_SYS_ADMIN, every mount
+ * in it made private.  0, or the errno with *call naming the step: then
+ * the child is as it was but for its namespaces, and nothing is hidden. */
+int sbx__hide_enter(bool *user, const char **call);
+/* After the file actions: the covers and pins, then the check that what
+ * the child holds from before (its working directory, every descriptor
+ * it keeps open but ours) crosses a cover on its way to each denial.
+ * ESTALE: a denial is not what the compile found; EXDEV: something held
+ * reaches a denial past its cover. */
+int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
+                    const char **call);
+
 /* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
  * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
  * with *call naming the step that failed. */
@@ -65,6 +100,8 @@ struct child_result {
 	                         * strings are the parent's, at the same
 	                         * addresses in a forked child) */
 	bool again;             /* not started: the hidden list was stale */
+	bool nohide;            /* not started: no namespace could be made
+	                         * (err, and refusal.call: the step) */
 };
 
 /* The record the parent prepares and the child reads (and, with CLONE_VM,

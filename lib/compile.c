@@ -18,7 +18,9 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -146,14 +148,16 @@ static int open_mounts(struct compiler *cc)
 	return sbx__mounts_read(&cc->mounts, out->mounts_fd);
 }
 
-/* A scope that restricts no path needs the table no more. */
+/* A scope that restricts no path, and hides none, needs the table no
+ * more. */
 static int keep_mounts(struct compiler *cc)
 {
 	struct sbx_ruleset *out = cc->out;
+	bool needed = cc->tree.restricts || out->ncovers;
 
 	if (out->mounts_fd < 0)
-		return cc->tree.restricts ? ENOENT : 0;
-	if (!cc->tree.restricts) {
+		return needed ? ENOENT : 0;
+	if (!needed) {
 		if (out->mounts_kept)
 			sbx__fds_close(out->mounts_fd, &out->mounts_lost);
 		else
@@ -164,16 +168,63 @@ static int keep_mounts(struct compiler *cc)
 	return 0;
 }
 
+/* Whether this compile hides what it can (hide.c): not where a child could
+ * not keep a cover in place or hold what it held before (no seccomp filter
+ * to close setns(2) and its kin; no mount table to find second names),
+ * nor where a user namespace would change what a child is beyond its view
+ * of ids (another user's ids asked for, or ambient capabilities, which a
+ * new user namespace empties).  Under SBX_SCOPE_HIDE, a failed compile. */
+static bool hiding_on(struct compiler *cc)
+{
+	const struct sbx_scope *scope = cc->scope;
+	char why[160];
+	bool user = geteuid() != 0, ambient = false;
+
+	for (int cap = 0; user && cap < 64 && !ambient; cap++)
+		ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1;
+	if (cc->out->expand_all)
+		snprintf(why, sizeof(why), "a descriptor or the working directory the child holds "
+		                           "reaches one");
+	else if (sbx__hide_unavailable(scope, why, sizeof(why)))
+		;
+	else if (!sbx__seccomp_supported() || !sbx__seccomp_kernel())
+		snprintf(why, sizeof(why), "no seccomp filter can be installed here");
+	else if (cc->out->mounts_fd < 0)
+		snprintf(why, sizeof(why), "no mount table (/proc)");
+	else if (user && scope->ids)
+		snprintf(why, sizeof(why), "the child is to run as another user");
+	else if (ambient)
+		snprintf(why, sizeof(why), "this process has ambient capabilities, which a user "
+		                           "namespace would take from the child");
+	else
+		return true;
+	for (size_t i = 0; (scope->flags & SBX_SCOPE_HIDE) && i < scope->nrules; i++)
+		if (scope->rules[i].mode == SBX_MODE_DENY) {
+			sbx__event(scope, SBX_EVENT_HIDING, 0, scope->rules[i].path, NULL,
+			           "%s cannot be hidden: %s; SBX_SCOPE_HIDE: nothing runs",
+			           scope->rules[i].path, why);
+			cc->err = EINVAL;
+			break;
+		}
+	return false;
+}
+
 /* The tree of the scope's paths, and of those it gets without naming them
- * (kernelfs.c). */
+ * (kernelfs.c), less the denials hidden instead. */
 static int build_tree(struct compiler *cc)
 {
+	struct hider h = { .scope = cc->scope, .out = cc->out, .mounts = &cc->mounts };
 	struct sbx_scope_rule *implicit;
 	size_t nimplicit;
 	int err = sbx__kernelfs_rules(&cc->mounts, cc->scope, &implicit, &nimplicit);
 
+	h.on = hiding_on(cc);
+	if (!err && cc->err)
+		err = cc->err;
 	if (!err)
-		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, &cc->tree);
+		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, &h, &cc->tree);
+	if (!err)
+		err = sbx__hide_settle(&h);
 	if (!err) {
 		sbx__kernelfs_mark(&cc->mounts, &cc->tree);
 		cc->out->mqueue_granted = sbx__kernelfs_mqueue_granted(&cc->mounts, cc->scope);
@@ -275,6 +326,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_rule
 	*out = (struct sbx_ruleset){ .fd = -1, .mounts_fd = -1, .notify_fd = -1, .reusable = !once,
 	                             .once = once, .unwatched = once || (how & SBX_COMPILE_UNWATCHED),
 	                             .snapshot = (how & SBX_COMPILE_SNAPSHOT) != 0,
+	                             .expand_all = (how & SBX_COMPILE_EXPAND) != 0,
 	                             .kernel_abi = kernel_abi > 0 ? kernel_abi : 0 };
 	if (kernel_abi == -ENOSYS || kernel_abi == -EOPNOTSUPP)
 		return no_landlock(scope, out, -kernel_abi);

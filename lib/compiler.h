@@ -56,12 +56,15 @@ struct tree {
 	size_t nignored;
 };
 
+struct hider;
+
 /* Builds the tree of the scope's paths and of the implicit ones (nimplicit
  * rules the scope does not name: kernelfs.c), leaving out (with an event)
  * the denials that would stop every program and the re-admissions that
- * lead into a denial through a symlink; fills want and common. */
+ * lead into a denial through a symlink, and (silently) the denials the
+ * hider takes to cover; fills want and common. */
 int sbx__tree_build(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
-                    size_t nimplicit, const struct rights *r, struct tree *t);
+                    size_t nimplicit, const struct rights *r, struct hider *h, struct tree *t);
 void sbx__tree_free(struct tree *t);
 /* The child of n named by len bytes of name, or NULL. */
 const struct node *sbx__tree_kid(const struct node *n, const char *name, size_t len);
@@ -72,6 +75,29 @@ const char *sbx__tree_restricted_beneath(const struct node *n);
 /* The mode that governs path: that of its nearest configured ancestor. */
 int sbx__tree_mode_at(const struct tree *t, const char *path);
 uint64_t sbx__mode_rights(const struct rights *r, int mode);
+
+/* ---- hide.c: the denials covered in the child instead of expanded -------- */
+
+struct mounts;
+
+struct hider {
+	const struct sbx_scope *scope;
+	struct sbx_ruleset *out;   /* its covers and pins */
+	struct mounts *mounts;
+	bool on;                   /* the compile hides what it can */
+	const char *why;
+	size_t cap, pins_cap;
+	int err;                   /* ENOMEM; EINVAL: SBX_SCOPE_HIDE, and one cannot be */
+};
+
+/* Whether rule r, a denial the tree would apply, is hidden: then it is
+ * among out's covers, and the tree leaves it out.  left: the scope's rules
+ * the tree leaves out (by index; NULL for none).  An implicit rule (one the
+ * scope does not name: kernelfs.c) expanded is said nowhere. */
+bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
+                    bool implicit);
+/* The covers sorted, those beneath another dropped, the pins above them. */
+int sbx__hide_settle(struct hider *h);
 
 /* ---- mounts.c: the mount table, and where paths are in their filesystem --- */
 

@@ -67,6 +67,7 @@ static void settle_defaults(struct settle *s)
 
 	if (s->seccomp && sbx__seccomp_kernel())
 		s->out->closed |= SBX_CLOSE_TERMINAL | SBX_CLOSE_MOUNTS |
+		                  (s->out->ncovers ? SBX_CLOSE_NAMESPACE : 0) |
 		                  (s->out->mqueue_granted ? 0 : SBX_CLOSE_MQUEUE) |
 		                  (flags & SBX_SCOPE_TUNE_PROCESSES ? 0 : SBX_CLOSE_PROCESSES) |
 		                  (flags & SBX_SCOPE_SHARE_KEYRINGS ? 0 : SBX_CLOSE_KEYRINGS);

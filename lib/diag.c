@@ -281,6 +281,8 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 		slot->out.abi = rs->fd >= 0 ? rs->abi : 0;
 		slot->out.controls = rs->confinement != SBX_OUTCOME_REFUSED ? rs->controls : 0;
 		slot->out.rules = rs->rules;
+		slot->out.hidden = rs->confinement != SBX_OUTCOME_REFUSED ? rs->nhidden : 0;
+		slot->out.expanded = rs->confinement != SBX_OUTCOME_REFUSED ? rs->nexpanded : 0;
 		if (!healed && rs->ndropped &&
 		    (slot->dropped = calloc(rs->ndropped + 1, sizeof(char *)))) {
 			while (slot->out.dropped < rs->ndropped &&

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -74,21 +75,61 @@ CHILD int sbx__exec_search(const char *file, const char *search_path, char *cons
 	return got_eacces ? EACCES : ENOENT;
 }
 
-/* Applies the compiled ruleset, and what the scope asks of ids and
- * capabilities, to the calling thread: 0, or the errno with *refusal
- * saying what refused it. */
-static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+/* The ruleset an exec applies: hiding what it can, unless the process
+ * holds something that reaches a hidden denial (held.c), or cannot make a
+ * namespace of its own.  Once the namespace is made, the process is in it
+ * whatever follows: a failure to map its ids in a user namespace is a
+ * refusal (it would run as nobody); one to make the mounts private (a
+ * Landlock domain this process runs in forbids mounts) leaves the denials
+ * expanded.  0 with *user; -1 with *refusal; or an error number. */
+static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, bool *user,
+                        struct refusal *refusal)
+{
+	char what[PATH_MAX + 64];
+	int err = 0;
+
+	if ((*rs)->ncovers && sbx__held_reaches(*rs, NULL, what, sizeof(what))) {
+		err = -1;
+	} else if ((*rs)->ncovers && (*rs)->confinement != SBX_OUTCOME_REFUSED &&
+	           (err = sbx__hide_enter(user, &refusal->call))) {
+		if (strncmp(refusal->call, "/proc/", 6) == 0) {
+			refusal->what = SBX_REFUSED_HIDE;
+			return err;
+		}
+		sbx__hide_refused(err, refusal->call);
+		snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)", refusal->call,
+		         strerror(err));
+	}
+	if (!err)
+		return 0;
+	sbx__hide_event(scope, *rs, what);
+	if (scope->flags & SBX_SCOPE_HIDE)
+		return EINVAL;
+	sbx__scope_put(*rs);
+	*rs = NULL;
+	return sbx__scope_get(scope, true, err < 0, rs);
+}
+
+/* Applies the compiled ruleset (its covers first), and what the scope asks
+ * of ids and capabilities, to the calling thread: 0, or the errno with
+ * *refusal saying what refused it. */
+static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset *rs, bool user,
                          struct refusal *refusal)
 {
-	int err;
+	int err, ours = rs->fd;
 	struct confinement cf = { .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
 	                          .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,
 	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
+	struct hiding h = { rs->covers, rs->ncovers, (const char *const *)rs->pins, rs->npins };
 
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*refusal = rs->refusal;
 		return rs->error;
+	}
+	if (rs->ncovers && (err = sbx__hide_cover(&h, user, &ours, 1, &refusal->call))) {
+		refusal->what = SBX_REFUSED_HIDE;
+		return err;
 	}
 	if ((err = sbx__confine(&cf, &refusal->call)))
 		refusal->what = sbx__refused_by(refusal->call);
@@ -122,13 +163,17 @@ static int exec_confined(const char *file, int search, const sbx_scopeattr_t *sc
 		search_path = sbx__search_path(default_path, sizeof(default_path));
 	}
 	if (scope) {
-		if ((err = sbx__scope_get(scope, true, &rs)))
+		bool user = false;
+
+		if ((err = sbx__scope_get(scope, true, false, &rs)))
 			goto out;
 		if ((err = sbx__scope_env(scope, envp, &envp, &env_copy)))
 			goto out;
 		privilege = sbx__privilege_kept(scope, 0);
+		if ((err = enter_hidden(scope, &rs, &user, &refusal)) > 0 && !refusal.what)
+			goto out;
 		sbx__announce_frozen(scope, rs, envp, NULL);
-		if ((err = restrict_self(scope, rs, &refusal))) {
+		if (err || (err = restrict_self(scope, rs, user, &refusal))) {
 			sbx__refused_event(scope, file, err, &refusal, false);
 			stage = SBX_STAGE_CONFINE;
 			sbx__outcome_record(SBX_OUTCOME_REFUSED, rs, stage, -1, err, privilege);

@@ -357,6 +357,40 @@ static bool strict_fails(const struct sbx_scope *s, const struct heard *h,
 	return false;
 }
 
+/* A path a hidden denial covers (the Landlock domain grants it, the cover
+ * takes it away): nothing, for the denial that hides it. */
+static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_explanation_t *out,
+                   struct answer *a)
+{
+	const struct sbx_scope_rule *r = deciding(h, h->path);
+
+	for (size_t i = 0; i < rs->ncovers; i++)
+		if (sbx__path_covers(rs->covers[i].path, h->path)) {
+			out->access = 0;
+			out->reason = SBX_REASON_DENIED;
+			snprintf(a->rule, sizeof(a->rule), "%s",
+			         r && r->mode == SBX_MODE_DENY ? r->path : rs->covers[i].path);
+			add(a, "denied: in the denial %s, hidden: an empty read-only mount covers %s in "
+			    "the child's own mount namespace", a->rule, rs->covers[i].path);
+			return true;
+		}
+	return false;
+}
+
+/* A directory above a hidden denial is a mount point in the child's
+ * namespace: it cannot be removed or renamed there. */
+static void pinned(const struct heard *h, const struct sbx_ruleset *rs, sbx_explanation_t *out,
+                   struct answer *a)
+{
+	for (size_t i = 0; i < rs->npins; i++)
+		if (!strcmp(rs->pins[i], h->path)) {
+			out->access &= ~SBX_ACCESS_UNLINK;
+			add(a, "; it cannot be removed or renamed: it is a mount point in the child's own "
+			    "mount namespace, above a hidden denial");
+			return;
+		}
+}
+
 /* The answer, once the compile is made. */
 static void answer(const struct sbx_scope *s, struct heard *h, const struct sbx_ruleset *rs,
                    sbx_explanation_t *out, struct answer *a)
@@ -365,9 +399,10 @@ static void answer(const struct sbx_scope *s, struct heard *h, const struct sbx_
 
 	existing_ancestor(h->path, at);
 	out->access = access_of(h->at, strcmp(h->path, "/") ? h->above : 0, out->exists != 1);
-	if (strict_fails(s, h, out, a))
+	if (strict_fails(s, h, out, a) || hidden(h, rs, out, a))
 		return;
 	decide(h, rs, at, out, a);
+	pinned(h, rs, out, a);
 	add_notes(h, rs, out, a);
 	/* What it would get, made: what its directory gives. */
 	if (!out->exists && out->reason != SBX_REASON_UNLISTED)

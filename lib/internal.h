@@ -144,9 +144,10 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new
  * compile, kept for the next spawn.  With `once' (an exec that replaces
- * the caller), a new compile is made for this one use and not kept.  0
+ * the caller), a new compile is made for this one use and not kept; with
+ * `expand', one that hides no denial, for this one spawn, not kept.  0
  * with *rs to be put back, or an error number. */
-int sbx__scope_get(const struct sbx_scope *scope, bool once, struct sbx_ruleset **rs);
+int sbx__scope_get(const struct sbx_scope *scope, bool once, bool expand, struct sbx_ruleset **rs);
 void sbx__scope_put(struct sbx_ruleset *rs);
 /* The scope changed: nothing compiled from it before applies. */
 void sbx__ruleset_forget(struct sbx_scope *s);
@@ -221,7 +222,9 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
 #define SBX_CLOSE_MOUNTS 0x80 /* mount_setattr: the attributes of mounts the caller sees */
 #define SBX_CLOSE_MQUEUE 0x100 /* mq_open, mq_unlink: POSIX message queues by name */
-#define SBX_CLOSE_ALL 0x1ff
+#define SBX_CLOSE_NAMESPACE 0x200 /* setns, open_tree, fsopen, fsmount, fspick,
+                                   * open_by_handle_at: past a hidden denial's cover */
+#define SBX_CLOSE_ALL 0x3ff
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */
@@ -247,6 +250,7 @@ struct refusal {
 #define SBX_REFUSED_APPLY "its confinement could not be applied"
 #define SBX_REFUSED_STRICT "SBX_SCOPE_STRICT refuses a control not enforced in full"
 #define SBX_REFUSED_LISTING "the Landlock domain this process runs in forbids listing"
+#define SBX_REFUSED_HIDE "its denials could not be hidden"
 
 /* Who refused, when the step named call failed while confining
  * (async-signal-safe: the child asks it). */
@@ -259,6 +263,15 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 
 struct sbx_dir;
 struct notify_log;
+
+/* A denial hidden in the child's own mount namespace (hide.c chooses it,
+ * cover.c covers it): where it is still the inode the compile found. */
+struct cover {
+	const char *path;
+	unsigned dev_major, dev_minor; /* as statx(2) gives them */
+	uint64_t ino;
+	bool dir;
+};
 
 struct sbx_ruleset {
 	int fd;           /* Landlock ruleset, O_CLOEXEC; -1 if none */
@@ -279,6 +292,15 @@ struct sbx_ruleset {
 	char **dropped;
 	size_t *unapplied; /* the scope's rules left out, by index (tree.c) */
 	size_t nunapplied;
+	/* Denials hidden in the child's own mount namespace (hide.c), sorted,
+	 * none beneath another; the directories above them pinned there,
+	 * deepest first.  None: every denial expanded. */
+	struct cover *covers;
+	size_t ncovers;
+	char **pins;
+	size_t npins;
+	unsigned nhidden, nexpanded; /* denials of each way, for the outcome */
+	bool expand_all;   /* compiled with no denial hidden (SBX_COMPILE_EXPAND) */
 
 	/* For reuse: what the compile read (ruleset.c and reuse.c check it). */
 	atomic_int refs;
@@ -320,8 +342,35 @@ struct sbx_ruleset {
 #define SBX_COMPILE_ONCE 1      /* for one exec: see struct sbx_ruleset */
 #define SBX_COMPILE_UNWATCHED 2 /* no watch, no handle */
 #define SBX_COMPILE_SNAPSHOT 4  /* sbx_scopeattr_compile()'s: what it drops stays dropped */
+#define SBX_COMPILE_EXPAND 8    /* every denial expanded, none hidden */
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
+
+/* ---- hiding (hide.c, held.c) ------------------------------------------- */
+
+/* A child of this process could not make its namespace (err, at the step
+ * call): from now on every denial is expanded. */
+void sbx__hide_refused(int err, const char *call);
+/* Whether no denial of scope (NULL: of any) is hidden in this process, and
+ * why (in why). */
+bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size);
+/* Whether a child of this process can hide denials now: a child tries
+ * (sbxrun --status); what, or why not, in why. */
+bool sbx__hide_probe(char *why, size_t size);
+/* Whether each hidden denial of rs is still the inode it covers. */
+bool sbx__hide_current(const struct sbx_ruleset *rs);
+void sbx__hide_release(struct sbx_ruleset *rs);
+/* Whether a child spawned now, with the file actions fa, would hold from
+ * before its namespace something that reaches one of rs's hidden denials
+ * past its cover: its working directory in one, a descriptor it inherits
+ * in or above one (what names the caller's mounts never meets a cover),
+ * one a file action opens or changes into in one.  *what says which. */
+bool sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa,
+                       char *what, size_t size);
+/* SBX_EVENT_HIDING: rs's hidden denials are expanded for this spawn, for
+ * what (said where the scope demands hiding, SBX_SCOPE_HIDE, as its
+ * failure; else for the loggers that keep data). */
+void sbx__hide_event(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *what);
 
 /* ---- exec (exec.c) --------------------------------------------------- */
 

@@ -89,6 +89,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 		sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
 	}
 	sbx__notify_release(rs);
+	sbx__hide_release(rs);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);
@@ -147,7 +148,7 @@ static bool current(const struct sbx_scope *scope, struct sbx_ruleset *rs)
 		return true; /* no Landlock, or refused: nothing was read */
 	pthread_mutex_lock(&rs->check_lock);
 	ok = !atomic_load(&rs->stale) && !atomic_load(&rs->fd_lost) && sbx__is_ruleset(rs->fd) &&
-	     mounts_unchanged(rs);
+	     mounts_unchanged(rs) && sbx__hide_current(rs);
 	rs->notify_checked = false;
 	for (size_t i = 0; ok && i < rs->ndirs; i++)
 		ok = sbx__dir_current(rs, &rs->dirs[i], scope) == 0;
@@ -210,10 +211,12 @@ static void keep(struct sbx_scope *s, struct sbx_ruleset **slot, struct sbx_rule
  * directory) makes a new compile, which watches, as every later compile
  * of the scope does, and a snapshot (sbx_scopeattr_compile: reuse is what
  * the caller asked for). */
-static int compile_new(struct sbx_scope *s, bool snapshot, bool once, struct sbx_ruleset **out)
+static int compile_new(struct sbx_scope *s, bool snapshot, bool once, bool expand,
+                       struct sbx_ruleset **out)
 {
 	struct sbx_ruleset *rs = malloc(sizeof(*rs));
-	int how = (once ? SBX_COMPILE_ONCE : 0) | (snapshot ? SBX_COMPILE_SNAPSHOT : 0), err;
+	int how = (once ? SBX_COMPILE_ONCE : 0) | (snapshot ? SBX_COMPILE_SNAPSHOT : 0) |
+	          (expand ? SBX_COMPILE_EXPAND : 0), err;
 
 	if (!rs)
 		return ENOMEM;
@@ -242,14 +245,19 @@ static bool keepable(const struct sbx_ruleset *rs)
 	                        (rs->confinement == SBX_OUTCOME_NARROWED && !rs->lasting_drops));
 }
 
-int sbx__scope_get(const struct sbx_scope *cs, bool once, struct sbx_ruleset **out)
+/* With `expand', a compile that hides no denial, for the one spawn whose
+ * child would hold something that reaches a hidden one (held.c): made for
+ * it, and not kept. */
+int sbx__scope_get(const struct sbx_scope *cs, bool once, bool expand, struct sbx_ruleset **out)
 {
 	/* What is cached is not part of the scope's value: const to callers. */
 	struct sbx_scope *s = (struct sbx_scope *)cs;
-	struct sbx_ruleset *held, *rs = NULL;
+	struct sbx_ruleset *held = NULL, *rs = NULL;
 	bool snapshot = false;
 	int err;
 
+	if (expand)
+		return compile_new(s, false, true, true, out);
 	if ((held = take(s, &s->snapshot)) || (held = take(s, &s->cache))) {
 		snapshot = held->snapshot;
 		if (current(s, held)) {
@@ -257,7 +265,7 @@ int sbx__scope_get(const struct sbx_scope *cs, bool once, struct sbx_ruleset **o
 			return 0;
 		}
 	}
-	err = compile_new(s, snapshot, once, &rs);
+	err = compile_new(s, snapshot, once, false, &rs);
 	/* A compile with no room to keep its descriptors (compile.c) serves
 	 * this spawn alone, even as a snapshot. */
 	if (!err && !rs->once && (snapshot || keepable(rs)))
@@ -277,7 +285,7 @@ SBX_EXPORT int sbx_scopeattr_compile(sbx_scopeattr_t *scope)
 
 	if (!s)
 		return EINVAL;
-	if ((err = compile_new(s, true, false, &rs)))
+	if ((err = compile_new(s, true, false, false, &rs)))
 		return err;
 	/* Every spawn with it would be refused: said now, where a caller that
 	 * compiles at its start can stop with the reason. */

@@ -293,13 +293,14 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
 		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |    \
-		     SBX_SCOPE_LOG_DENIALS)
+		     SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
-	if (!scope->__scope || (flags & ~KNOWN_FLAGS))
+	if (!scope->__scope || (flags & ~KNOWN_FLAGS) ||
+	    (flags & (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND)) == (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND))
 		return EINVAL;
 	if (scope->__scope->flags != flags)
 		sbx__ruleset_forget(scope->__scope);
@@ -311,7 +312,8 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
  * keep what a NULL scope keeps too. */
 #define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
                                        SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |   \
-                                       SBX_SCOPE_LOG_DENIALS))
+                                       SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE |                \
+                                       SBX_SCOPE_EXPAND))
 
 bool sbx__scope_empty(const struct sbx_scope *s)
 {

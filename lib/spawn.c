@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -148,9 +149,10 @@ static int max_int(int a, int b)
 }
 
 /* The ruleset a spawn with this scope applies, in the child's record. */
-static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct sbx_ruleset **rs)
+static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool expand,
+                         struct sbx_ruleset **rs)
 {
-	int err = sbx__scope_get(scope, false, rs);
+	int err = sbx__scope_get(scope, false, expand, rs);
 
 	if (err)
 		return err;
@@ -162,7 +164,53 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, struct 
 	                              .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
 	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
+	if ((*rs)->ncovers && (*rs)->confinement != SBX_OUTCOME_REFUSED)
+		c->cf.hiding = (struct hiding){ (*rs)->covers, (*rs)->ncovers,
+		                                (const char *const *)(*rs)->pins, (*rs)->npins };
 	return 0;
+}
+
+/* The ruleset for a spawn that would hold, from before its namespace,
+ * something that reaches a hidden denial (held.c): one that expands every
+ * denial; under SBX_SCOPE_HIDE, EINVAL. */
+static int prepare_held(struct child *c, const struct sbx_scope *scope,
+                        const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
+{
+	char what[PATH_MAX + 64];
+
+	if (!(*rs)->ncovers || !sbx__held_reaches(*rs, fa, what, sizeof(what)))
+		return 0;
+	sbx__hide_event(scope, *rs, what);
+	if (scope->flags & SBX_SCOPE_HIDE)
+		return EINVAL;
+	sbx__scope_put(*rs);
+	*rs = NULL;
+	return prepare_scope(c, scope, true, rs);
+}
+
+/* A child that found no namespace for itself: it did nothing, and is
+ * started again with every denial expanded; from now on every spawn of
+ * this process expands them (SBX_SCOPE_HIDE: EINVAL). */
+static int prepare_refused(struct child *c, const struct sbx_scope *scope,
+                           const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
+{
+	char what[128];
+	int err;
+
+	sbx__hide_refused(c->res.err, c->res.refusal.call);
+	snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)",
+	         c->res.refusal.call, strerror(c->res.err));
+	sbx__hide_event(scope, *rs, what);
+	c->res = (struct child_result){ 0 };
+	if (scope->flags & SBX_SCOPE_HIDE)
+		return EINVAL;
+	sbx__scope_put(*rs);
+	*rs = NULL;
+	/* The scope's compile is stale now (sbx__hide_current): made again,
+	 * expanded, and kept. */
+	if (!(err = prepare_scope(c, scope, false, rs)))
+		sbx__announce_frozen(scope, *rs, c->envp, fa);
+	return err;
 }
 
 /* The child's stacks: a few are kept for the next spawns, for a new
@@ -273,7 +321,7 @@ static int start_hiding(struct child *c, pid_t *pid)
 		*pid = start_child(c);
 		err = *pid < 0 ? errno : 0;
 		free(hidden);
-	} while (*pid > 0 && c->res.again);
+	} while (*pid > 0 && c->res.again && !c->res.nohide);
 	return err;
 }
 
@@ -303,7 +351,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 		err = EINVAL; /* not initialised, or destroyed */
 		goto out;
 	}
-	if (scope && (err = prepare_scope(&c, scope, &rs)))
+	if (scope && ((err = prepare_scope(&c, scope, false, &rs)) ||
+	              (err = prepare_held(&c, scope, fa, &rs))))
 		goto out;
 	if (scope) {
 		if ((err = sbx__scope_env(scope, envp, &c.envp, &env_copy)))
@@ -313,7 +362,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	if ((err = start_hiding(&c, &pid)))
+	while (!(err = start_hiding(&c, &pid)) && pid > 0 && c.res.nohide)
+		if ((err = prepare_refused(&c, scope, fa, &rs)))
+			break;
+	if (err)
 		goto out;
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec, and was reaped (start_child). */

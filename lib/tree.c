@@ -338,8 +338,8 @@ static int leave_out_links(const struct sbx_scope *scope, struct tree *t, bool *
  * under SBX_SCOPE_STRICT the compile fails), with the harmless devices a
  * read-only path would take away, in path order. */
 static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
-                      size_t nimplicit, struct tree *t, const struct sbx_scope_rule ***out,
-                      size_t *n)
+                      size_t nimplicit, struct hider *h, struct tree *t,
+                      const struct sbx_scope_rule ***out, size_t *n)
 {
 	size_t room = scope->nrules + nimplicit + sizeof(harmless) / sizeof(harmless[0]) + 1;
 	const struct sbx_scope_rule **v = malloc(room * sizeof(*v));
@@ -357,6 +357,14 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 		if (left[i])
 			continue;
 		readonly |= scope->rules[i].mode == SBX_MODE_READONLY;
+		if (!why && scope->rules[i].mode == SBX_MODE_DENY && h) {
+			/* Hidden: covered in the child, nothing of it here. */
+			if (sbx__hide_take(h, &scope->rules[i], left, false))
+				continue;
+			if ((err = h->err))
+				goto fail;
+			h->out->nexpanded++;
+		}
 		if (!why) {
 			v[(*n)++] = &scope->rules[i];
 			continue;
@@ -370,8 +378,13 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 		}
 		t->ignored[t->nignored++] = &scope->rules[i];
 	}
-	for (size_t i = 0; i < nimplicit; i++)
+	for (size_t i = 0; i < nimplicit; i++) {
+		if (implicit[i].mode == SBX_MODE_DENY && h && sbx__hide_take(h, &implicit[i], left, true))
+			continue;
+		if (h && (err = h->err))
+			goto fail;
 		v[(*n)++] = &implicit[i];
+	}
 	for (size_t i = 0; readonly && i < sizeof(harmless) / sizeof(harmless[0]); i++)
 		if (governing_mode(scope, harmless[i].path, left) == SBX_MODE_READONLY)
 			v[(*n)++] = &harmless[i];
@@ -405,7 +418,7 @@ static void settle(struct node *n, uint64_t inherited, const struct rights *r, b
 }
 
 int sbx__tree_build(const struct sbx_scope *scope, const struct sbx_scope_rule *implicit,
-                    size_t nimplicit, const struct rights *r, struct tree *t)
+                    size_t nimplicit, const struct rights *r, struct hider *h, struct tree *t)
 {
 	const struct sbx_scope_rule **rules = NULL;
 	struct builder b = { .t = t };
@@ -413,7 +426,7 @@ int sbx__tree_build(const struct sbx_scope *scope, const struct sbx_scope_rule *
 	int err;
 
 	*t = (struct tree){ .root = { .name = "", .mode = -1 } };
-	if ((err = take_rules(scope, implicit, nimplicit, t, &rules, &n)))
+	if ((err = take_rules(scope, implicit, nimplicit, h, t, &rules, &n)))
 		return err;
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_path(&b, rules[i]->path, rules[i]->mode);

@@ -28,6 +28,7 @@
 #include "compat/landlock.h"
 #endif
 #include "lib/escape.h"
+#include "lib/internal.h"
 #include "sbxspawn/sbxspawn.h"
 #if SBX_BUILD_LANDLOCK
 #include <sys/wait.h>
@@ -74,6 +75,11 @@ static const char usage_text[] =
 	"                     pid, and use CLONE_PARENT and clone3 (refused by default:\n"
 	"                     the caller's among them; its own by pid 0 work)\n"
 	"\n"
+	"  --hide           every denial hidden in COMMAND's own mount namespace (an\n"
+	"                   empty mount over it, nothing above it frozen), or fail\n"
+	"                   (125) where one cannot be; by default each is hidden where\n"
+	"                   it can be, and expanded where not\n"
+	"  --expand         every denial expanded: the directories above it frozen\n"
 	"  --listable       directories on the way to a restricted path can be listed\n"
 	"                   (names beneath a denial show, never what they hold)\n"
 	"  --tmpdir DIR     TMPDIR=DIR for COMMAND, and DIR allowed: where a denial\n"
@@ -254,6 +260,18 @@ static void status_terminal(void)
 	}
 }
 
+/* Whether a denial can be hidden here: a child tries. */
+static void status_hiding(void)
+{
+	char why[256];
+
+	if (sbx__hide_probe(why, sizeof(why)))
+		printf("hiding: works (%s): a denial is covered there, nothing above it frozen\n", why);
+	else
+		printf("hiding: unavailable (%s): every denial is expanded, the directories above it "
+		       "frozen\n", why);
+}
+
 static int status(int require)
 {
 	long abi = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -295,6 +313,7 @@ static int status(int require)
 	}
 	status_privilege();
 	status_terminal();
+	status_hiding();
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1)
 		printf("no_new_privs: already set on this process\n");
 	else if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) == 0)
@@ -528,6 +547,18 @@ static int set_listable(struct settings *set, const char *name, const char *arg)
 	return add_flags(&set->scope, SBX_SCOPE_LISTABLE);
 }
 
+/* How denials are made: one way, the other refused (sbx_scopeattr_setflags
+ * says EINVAL to both). */
+static int set_way(struct settings *set, const char *name, const char *arg)
+{
+	int flags = 0, want = !strcmp(name, "hide") ? SBX_SCOPE_HIDE : SBX_SCOPE_EXPAND;
+
+	sbx_scopeattr_getflags(&set->scope, &flags);
+	if (flags & (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND) & ~want)
+		fail("--hide and --expand ask for opposite ways: give one");
+	return add_flags(&set->scope, want);
+}
+
 /* What every command is refused unless asked: kept. */
 static int keep_keyrings(struct settings *set, const char *name, const char *arg)
 {
@@ -598,6 +629,8 @@ static const struct option_spec {
 	{ "gid", true, set_gid },
 	{ "drop-caps", false, drop_caps },
 	{ "listable", false, set_listable },
+	{ "hide", false, set_way },
+	{ "expand", false, set_way },
 	{ "share-keyrings", false, keep_keyrings },
 	{ "tune-processes", false, keep_processes },
 	{ "tmpdir", true, set_tmpdir },

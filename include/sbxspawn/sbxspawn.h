@@ -116,6 +116,14 @@ typedef struct sbx_scopeattr {
  * exec of the process that made it, and a child is confined before its
  * exec).  Below ABI 7, a warning; the rest of the scope applies. */
 #define SBX_SCOPE_LOG_DENIALS 0x1000
+/* How a denial is made (sbx_posix_spawn(3), "Hidden and expanded denials").
+ * By default each denial is hidden where the child can have a mount
+ * namespace of its own: covered there by an empty mount, under the
+ * Landlock domain, and nothing above it freezes; elsewhere it is expanded
+ * (every directory above it frozen).  The two flags force one way. */
+#define SBX_SCOPE_HIDE 0x2000   /* every denial hidden, or nothing runs (EINVAL, after an
+                                   SBX_EVENT_HIDING event saying why) */
+#define SBX_SCOPE_EXPAND 0x4000 /* every denial expanded: no mount namespace */
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
@@ -283,9 +291,12 @@ enum sbx_event_kind {
 	                            through a symlink into a denial (path2) and was not applied */
 	SBX_EVENT_LIST,          /* an item of sbx_scopeattr_addlist() (path) could not be
 	                            added: nothing of the list was */
-	SBX_EVENT_ENV            /* a variable of sbx_scopeattr_readenv() (path: its name;
+	SBX_EVENT_ENV,           /* a variable of sbx_scopeattr_readenv() (path: its name;
 	                            path2: the item) could not be applied: nothing of the
 	                            environment was */
+	SBX_EVENT_HIDING         /* which way the denials take (once per scope, and where
+	                            it changes): hidden in the child's own mount namespace,
+	                            or expanded (path: a denial expanded, and why) */
 };
 
 /* Masks for sbx_scopeattr_setevents(). */
@@ -353,7 +364,9 @@ typedef struct sbx_outcome {
 	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full, and
 	                        SBX_SCOPE_LOG_DENIALS where the kernel logs */
 	int privilege;       /* SBX_PRIVILEGE_*: what the child kept */
-	int __reserved[7];
+	unsigned hidden;     /* denials hidden in the child's own mount namespace */
+	unsigned expanded;   /* denials expanded (the directories above them frozen) */
+	int __reserved[5];
 } sbx_outcome_t;
 
 /* What a confined child kept of its parent's privilege (sbx_outcome_t). */

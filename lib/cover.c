@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hiding, in the child (hide.c chooses what, in the parent).  Before the
+ * file actions, the child makes a mount namespace of its own: a refusal
+ * there (user namespaces off, a seccomp filter, a Landlock domain that
+ * forbids mounts) leaves nothing done twice when the parent starts it again
+ * with the denials expanded.  After them, so that the caller's paths mean
+ * what they mean to posix_spawn, each hidden denial is covered by an empty,
+ * read-only, mode 000 tmpfs (a file by an empty file of it), each directory
+ * above one that is no mount point is made one (a bind of itself, so that
+ * no rename carries the denial to a name the next spawn does not deny), and
+ * what the child holds from before is checked to meet a cover on its way.
+ * The Landlock domain applied next refuses every mount, unmount and move:
+ * the covers stay.  Raw system calls only.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "compat/kernel.h"
+#include "compat/statx.h"
+#include "internal.h"
+#include "lib/child.h"
+
+#define CAP_BIT_SYS_ADMIN 21
+
+struct caps {
+	struct { uint32_t version; int pid; } head;
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+};
+
+CHILD static long caps_get(struct caps *c)
+{
+	c->head.version = 0x20080522; /* v3 */
+	c->head.pid = 0;
+	return sys(SYS_capget, (long)&c->head, (long)c->data, 0, 0);
+}
+
+/* The effective set made the permitted one, or emptied: a user namespace's
+ * capabilities serve the mounts, never the caller's file actions (a file
+ * of the caller's own with mode 000 stays closed to them). */
+CHILD static int caps_effective(bool on, const char **call)
+{
+	struct caps c;
+	long r;
+
+	*call = "capget";
+	if ((r = caps_get(&c)) < 0)
+		return (int)-r;
+	for (int i = 0; i < 2; i++)
+		c.data[i].effective = on ? c.data[i].permitted : 0;
+	*call = "capset";
+	r = sys(SYS_capset, (long)&c.head, (long)c.data, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+CHILD static size_t put_uint(char *buf, unsigned long n)
+{
+	char digits[24];
+	size_t len = 0, i = 0;
+
+	do
+		digits[i++] = (char)('0' + n % 10);
+	while ((n /= 10) && i < sizeof(digits));
+	while (i)
+		buf[len++] = digits[--i];
+	return len;
+}
+
+CHILD static int write_once(const char *path, const char *text, size_t len)
+{
+	long fd = sys(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return (int)-fd;
+	r = sys(SYS_write, fd, (long)text, (long)len, 0);
+	(void)sys(SYS_close, fd, 0, 0, 0);
+	return r < 0 ? (int)-r : r == (long)len ? 0 : EIO;
+}
+
+/* "ID ID 1": the caller's own id, to itself (never to 0: a program that
+ * runs as its user keeps no capability past its exec). */
+CHILD static int map_id(const char *path, unsigned long id)
+{
+	char line[64];
+	size_t n = put_uint(line, id);
+
+	line[n++] = ' ';
+	n += put_uint(line + n, id);
+	memcpy(line + n, " 1\n", 3);
+	return write_once(path, line, n + 3);
+}
+
+CHILD int sbx__hide_enter(bool *user, const char **call)
+{
+	unsigned long uid = (unsigned long)sys(SYS_geteuid, 0, 0, 0, 0);
+	unsigned long gid = (unsigned long)sys(SYS_getegid, 0, 0, 0, 0);
+	struct caps c;
+	long r;
+	int err;
+
+	*call = "capget";
+	if ((r = caps_get(&c)) < 0)
+		return (int)-r;
+	*user = !(c.data[0].effective & (1U << CAP_BIT_SYS_ADMIN));
+	*call = "unshare";
+	if ((r = sys(SYS_unshare, CLONE_NEWNS | (*user ? CLONE_NEWUSER : 0), 0, 0, 0)) < 0)
+		return (int)-r;
+	if (*user) {
+		*call = "/proc/self/setgroups";
+		if ((err = write_once("/proc/self/setgroups", "deny", 4)))
+			return err;
+		*call = "/proc/self/uid_map";
+		if ((err = map_id("/proc/self/uid_map", uid)))
+			return err;
+		*call = "/proc/self/gid_map";
+		if ((err = map_id("/proc/self/gid_map", gid)))
+			return err;
+	}
+	/* Nothing the caller mounts later reaches the child.  Also the first
+	 * mount call: a Landlock domain the caller runs in refuses it here,
+	 * before anything of the spawn is done. */
+	*call = "mount(MS_PRIVATE)";
+	if ((r = sys5(SYS_mount, 0, (long)"/", 0, MS_REC | MS_PRIVATE, 0)) < 0)
+		return (int)-r;
+	return *user ? caps_effective(false, call) : 0;
+}
+
+/* ---- the covers ------------------------------------------------------- */
+
+CHILD static long statx_of(long dirfd, const char *path, int flags, struct statx *sx)
+{
+	return sys5(SYS_statx, dirfd, (long)path, flags | AT_STATX_DONT_SYNC,
+	            STATX_TYPE | STATX_INO, (long)sx);
+}
+
+/* Covers c, where it is still the inode the compile found, by path: no
+ * descriptor is taken (the file actions may have left none free).  A
+ * directory gets an empty tmpfs of mode 000, read-only; a file, a bind of
+ * /dev/null made nodev (no one opens it, root neither), read-only. */
+CHILD static int cover_one(const struct cover *c, const char **call)
+{
+	struct statx sx;
+	long r;
+
+	*call = "statx";
+	if ((r = statx_of(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW, &sx)) < 0)
+		return r == -ENOENT || r == -ENOTDIR ? ESTALE : (int)-r;
+	if (sx.stx_dev_major != c->dev_major || sx.stx_dev_minor != c->dev_minor ||
+	    sx.stx_ino != c->ino || S_ISDIR(sx.stx_mode) != c->dir)
+		return ESTALE;
+	if (c->dir) {
+		*call = "mount(tmpfs)";
+		r = sys5(SYS_mount, (long)"sbxspawn", (long)c->path, (long)"tmpfs",
+		         MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT, (long)"mode=0");
+	} else {
+		*call = "mount(/dev/null)";
+		r = sys5(SYS_mount, (long)"/dev/null", (long)c->path, 0, MS_BIND, 0);
+		if (r >= 0)
+			r = sys5(SYS_mount, 0, (long)c->path, 0,
+			         MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+	}
+	return r < 0 ? (int)-r : 0;
+}
+
+/* ---- what the child holds from before ------------------------------------ */
+
+/* Whether a is b or one of its ancestors (both absolute, canonical). */
+CHILD static bool covers_path(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (n == 1)
+		return true;
+	return !strncmp(a, b, n) && (b[n] == '/' || b[n] == '\0');
+}
+
+/* The way from directory `from' to `to' (both absolute, canonical),
+ * through ".." where it must go up: a lookup from a directory opened in the
+ * caller's namespace climbs there too, and never meets a cover. */
+CHILD static bool way(const char *from, const char *to, char *out, size_t size)
+{
+	size_t a = strlen(from), len = 0, ups = 0, n;
+	const char *rest;
+
+	/* a: the length of from's deepest ancestor (itself included) that
+	 * holds to; 1 for the root. */
+	while (a > 1 && !(!strncmp(from, to, a) && (to[a] == '/' || to[a] == '\0'))) {
+		while (a > 1 && from[a - 1] != '/')
+			a--;
+		a = a > 1 ? a - 1 : 1;
+	}
+	rest = from + a;
+	ups = a == 1 && *rest ? 1 : 0;
+	for (; *rest; rest++)
+		ups += *rest == '/';
+	for (size_t i = 0; i < ups; i++) {
+		if (len + 3 >= size)
+			return false;
+		memcpy(out + len, "../", 3);
+		len += 3;
+	}
+	for (to += a; *to == '/'; to++)
+		;
+	if (!*to && !len)
+		to = ".";
+	if ((n = strlen(to)) + len + 1 > size)
+		return false;
+	memcpy(out + len, to, n + 1);
+	return true;
+}
+
+/* Whether what is open as fd (AT_FDCWD: the working directory), at path,
+ * reaches a hidden denial past its cover: it lies in one, or (a directory)
+ * a lookup from it arrives at the inode the cover hides. */
+CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path, bool dir)
+{
+	char rel[PATH_MAX];
+
+	for (size_t i = 0; i < h->ncovers; i++) {
+		const struct cover *c = &h->covers[i];
+		struct statx sx;
+
+		if (covers_path(c->path, path))
+			return true;
+		if (dir && way(path, c->path, rel, sizeof(rel)) &&
+		    statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &sx) >= 0 && sx.stx_ino == c->ino &&
+		    sx.stx_dev_major == c->dev_major && sx.stx_dev_minor == c->dev_minor)
+			return true;
+	}
+	return false;
+}
+
+CHILD static bool is_ours(const int *ours, size_t nours, long fd)
+{
+	for (size_t i = 0; i < nours; i++)
+		if (ours[i] == fd)
+			return true;
+	return false;
+}
+
+/* A path as the kernel shows one: " (deleted)" taken off its end (the
+ * inode is still there to reach), "(unreachable)" off its start. */
+CHILD static void strip_path(char *p, long len)
+{
+	static const char deleted[] = " (deleted)", unreachable[] = "(unreachable)";
+	size_t dl = sizeof(deleted) - 1, ul = sizeof(unreachable) - 1;
+
+	p[len] = '\0';
+	if ((size_t)len > dl && !strcmp(p + len - dl, deleted))
+		p[len - dl] = '\0';
+	if (!strncmp(p, unreachable, ul))
+		memmove(p, p + ul, strlen(p + ul) + 1);
+}
+
+/* Descriptor fd, if it stays open past exec. */
+CHILD static bool fd_reaches(const struct hiding *h, long fd)
+{
+	char link[32], path[PATH_MAX + 16];
+	struct statx sx;
+	long len;
+
+	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
+		return false; /* close-on-exec, or not open */
+	memcpy(link, "/proc/self/fd/", 14);
+	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
+	len = sys(SYS_readlinkat, AT_FDCWD, (long)link, (long)path, PATH_MAX);
+	if (len <= 0 || path[0] != '/')
+		return false; /* a pipe, a socket: no path */
+	strip_path(path, len);
+	return held_reaches(h, fd, path,
+	                    statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode));
+}
+
+/* Every descriptor left open past exec (but ours), as /proc/self/fd lists
+ * them; where no descriptor is left to list them with, each number below
+ * the limit. */
+CHILD static int check_fds(const struct hiding *h, const int *ours, size_t nours)
+{
+	char buf[1024];
+	long dir, n;
+	struct rlimit rl;
+
+	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dir == -EMFILE || dir == -ENFILE) {
+		if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0)
+			return (int)-dir;
+		for (long fd = 0; fd < (long)rl.rlim_cur && fd < 65536; fd++)
+			if (!is_ours(ours, nours, fd) && fd_reaches(h, fd))
+				return EXDEV;
+		return 0;
+	}
+	if (dir < 0)
+		return (int)-dir;
+	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof(buf), 0)) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+			long fd = 0;
+			const char *p = d->d_name;
+
+			off += d->d_reclen;
+			if (*p < '0' || *p > '9')
+				continue;
+			while (*p >= '0' && *p <= '9')
+				fd = fd * 10 + (*p++ - '0');
+			if (fd != dir && !is_ours(ours, nours, fd) && fd_reaches(h, fd)) {
+				(void)sys(SYS_close, dir, 0, 0, 0);
+				return EXDEV;
+			}
+		}
+	}
+	(void)sys(SYS_close, dir, 0, 0, 0);
+	return n < 0 ? (int)-n : 0;
+}
+
+CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
+                          const char **call)
+{
+	char cwd[PATH_MAX + 16];
+	long r = 0;
+	int err = 0;
+
+	if (user && (err = caps_effective(true, call)))
+		return err;
+	/* Files first: their covers are binds of /dev/null, which a denial of
+	 * /dev would cover. */
+	for (int dirs = 0; dirs < 2; dirs++)
+		for (size_t i = 0; i < h->ncovers && !err; i++)
+			if (h->covers[i].dir == dirs)
+				err = cover_one(&h->covers[i], call);
+	/* Deepest first, each whole (MS_REC): a pin carries the covers and
+	 * pins beneath it, and what still names the directory under it (the
+	 * working directory, a descriptor a file action opened) meets the
+	 * covers made on it before. */
+	for (size_t i = 0; i < h->npins && !err; i++) {
+		*call = "mount(MS_BIND)";
+		if ((r = sys5(SYS_mount, (long)h->pins[i], (long)h->pins[i], 0, MS_BIND | MS_REC, 0)) < 0)
+			err = (int)-r;
+	}
+	if (err)
+		return err;
+	*call = "getcwd";
+	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) > 0) {
+		strip_path(cwd, r - 1);
+		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true))
+			return EXDEV;
+	}
+	*call = "/proc/self/fd";
+	return check_fds(h, ours, nours);
+}

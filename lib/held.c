@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a child holds from before its mount namespace, checked in the parent
+ * before a spawn that hides denials (hide.c): a cover exists only in the
+ * child's namespace, and a lookup from something opened in the caller's
+ * never meets it.  So a spawn expands its denials instead where the child
+ * would hold
+ *
+ * - a directory it inherits (a descriptor left open past exec: not
+ *   close-on-exec, or made so by a dup2 action), wherever it lies:
+ *   openat(2) from a directory of HOME reaches HOME/.ssh/key uncovered, and
+ *   one of a sibling, through "..";
+ * - any other descriptor it inherits, or one a file action opens (in the
+ *   child's own namespace, where the covers are made after it), that lies
+ *   in a hidden denial (a reopen through /proc/self/fd reaches it whole);
+ * - a working directory in one, or one taken from an inherited directory
+ *   (fchdir), wherever it lies.
+ *
+ * The file actions are followed in order, as the child runs them: closes
+ * and closefrom take descriptors away, dup2 copies what its source is, an
+ * open or chdir names a path from the working directory at that point.
+ * The caller's descriptors are looked at once each: one fcntl(2), and a
+ * readlink(2) for those left open past exec.  The child checks the same
+ * again after its covers, and refuses where something changed meanwhile
+ * (cover.c).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "lib/child.h"
+
+/* Whether path lies in a hidden denial (or is one). */
+static bool inside(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; path[0] == '/' && i < rs->ncovers; i++)
+		if (sbx__path_covers(rs->covers[i].path, path))
+			return true;
+	return false;
+}
+
+static bool is_dir(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The caller's descriptor fd's path (its link in /proc), " (deleted)" cut. */
+static bool path_of(int fd, char *out)
+{
+	char link[32];
+	ssize_t n;
+	size_t dl = strlen(" (deleted)");
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, out, PATH_MAX - 1)) <= 0)
+		return false;
+	out[n] = '\0';
+	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)"))
+		out[n - dl] = '\0';
+	return true;
+}
+
+/* A descriptor as the file actions leave it. */
+struct slot {
+	int fd;
+	bool open;     /* else closed by an action */
+	bool cloexec;  /* closed at exec */
+	bool caller;   /* the caller's (else opened by an action) */
+	bool dir;      /* the caller's, and a directory */
+	bool inside;   /* in a hidden denial */
+	char *path;    /* where it lies, if it has a path */
+};
+
+struct walk {
+	const struct sbx_ruleset *rs;
+	struct slot *v;
+	size_t n, cap;
+	int closed_from; /* closefrom's: the caller's from here on are gone */
+	char cwd[PATH_MAX];
+	bool cwd_caller; /* taken from a caller's descriptor */
+	int err;
+};
+
+static struct slot *find(struct walk *w, int fd)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->v[i].fd == fd)
+			return &w->v[i];
+	return NULL;
+}
+
+static struct slot *set(struct walk *w, struct slot now, const char *path)
+{
+	struct slot *s = find(w, now.fd), *grown;
+
+	if (!s) {
+		if (!(grown = sbx__grow(w->v, &w->cap, w->n + 1, sizeof(*grown)))) {
+			w->err = ENOMEM;
+			return NULL;
+		}
+		w->v = grown;
+		s = &w->v[w->n++];
+		s->path = NULL;
+	}
+	free(s->path);
+	*s = now;
+	s->path = NULL;
+	if (now.open && path && path[0] == '/') {
+		s->inside = inside(w->rs, path);
+		if (!(s->path = strdup(path)))
+			w->err = ENOMEM;
+	}
+	return s;
+}
+
+/* The caller's descriptor fd as an action first names it. */
+static struct slot *caller_fd(struct walk *w, int fd)
+{
+	struct slot *s = find(w, fd);
+	char path[PATH_MAX];
+	int flags;
+
+	if (s)
+		return s;
+	if (fd >= w->closed_from || (flags = fcntl(fd, F_GETFD)) < 0)
+		return set(w, (struct slot){ .fd = fd, .caller = true }, NULL);
+	return set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = is_dir(fd),
+	                             .cloexec = (flags & FD_CLOEXEC) != 0 },
+	           path_of(fd, path) ? path : NULL);
+}
+
+/* An action's path, from the working directory the child has then. */
+static bool action_path(struct walk *w, const char *path, char *out)
+{
+	char joined[PATH_MAX];
+
+	if (path[0] == '/')
+		return sbx__resolve(path, out) == 0;
+	if (snprintf(joined, sizeof(joined), "%s/%s", w->cwd, path) >= (int)sizeof(joined))
+		return false;
+	return sbx__resolve(joined, out) == 0;
+}
+
+static void step(struct walk *w, const struct sbx_file_action *a)
+{
+	char path[PATH_MAX];
+	struct slot *s, copy;
+
+	switch (a->kind) {
+	case SBX_FA_OPEN:
+		set(w, (struct slot){ .fd = a->fd, .open = true, .cloexec = (a->oflag & O_CLOEXEC) != 0 },
+		    action_path(w, a->path, path) ? path : NULL);
+		break;
+	case SBX_FA_CLOSE:
+		set(w, (struct slot){ .fd = a->fd }, NULL);
+		break;
+	case SBX_FA_DUP2:
+		/* dup2 leaves its copy open past exec; dup2(fd, fd) clears
+		 * the flag of fd itself. */
+		if (!(s = caller_fd(w, a->srcfd)))
+			break;
+		copy = *s;
+		copy.fd = a->fd;
+		copy.cloexec = false;
+		snprintf(path, sizeof(path), "%s", s->path ? s->path : "");
+		set(w, copy, path);
+		break;
+	case SBX_FA_CHDIR:
+		if (action_path(w, a->path, path)) {
+			strcpy(w->cwd, path);
+			w->cwd_caller = false;
+		}
+		break;
+	case SBX_FA_FCHDIR:
+		if ((s = caller_fd(w, a->fd)) && s->open) {
+			snprintf(w->cwd, sizeof(w->cwd), "%s", s->path ? s->path : ".");
+			w->cwd_caller = s->caller;
+		}
+		break;
+	case SBX_FA_CLOSEFROM:
+		for (size_t i = 0; i < w->n; i++)
+			if (w->v[i].fd >= a->fd)
+				w->v[i].open = false;
+		if (a->fd < w->closed_from)
+			w->closed_from = a->fd;
+		break;
+	case SBX_FA_TCSETPGRP:
+		break;
+	}
+}
+
+/* The caller's descriptors left open past exec that are directories, or
+ * lie in a hidden denial: read from /proc/self/fd with raw getdents64. */
+static void caller_fds(struct walk *w)
+{
+	char buf[4096], path[PATH_MAX];
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (dir < 0)
+		return; /* no /proc: the child finds nothing either, and says so */
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n && !w->err;) {
+			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+			int fd = atoi(d->d_name);
+			bool dir_fd;
+
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dir || fcntl(fd, F_GETFD) != 0)
+				continue;
+			dir_fd = is_dir(fd);
+			if (!path_of(fd, path))
+				path[0] = '\0';
+			if (dir_fd || inside(w->rs, path))
+				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd },
+				    path);
+		}
+	}
+	close(dir);
+}
+
+/* What the child would hold past its covers, said in what. */
+static bool reaches(struct walk *w, char *what, size_t size)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		const struct slot *s = &w->v[i];
+
+		if (!s->open || s->cloexec)
+			continue;
+		if (s->inside || (s->caller && s->dir)) {
+			snprintf(what, size, "%s %d (%s)", s->dir ? "the directory descriptor" : "descriptor",
+			         s->fd, s->path ? s->path : "no name");
+			return true;
+		}
+	}
+	if (inside(w->rs, w->cwd) || w->cwd_caller) {
+		snprintf(what, size, "the working directory (%s)", w->cwd);
+		return true;
+	}
+	return false;
+}
+
+bool sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
+                       size_t size)
+{
+	struct walk w = { .rs = rs, .closed_from = INT_MAX };
+	bool r;
+
+	if (!rs->ncovers)
+		return false;
+	if (!getcwd(w.cwd, sizeof(w.cwd)))
+		strcpy(w.cwd, "."); /* no name: nothing it lies in */
+	caller_fds(&w);
+	for (int i = 0; fa && i < fa->__used && !w.err; i++)
+		step(&w, &fa->__actions[i]);
+	/* Out of memory: what cannot be followed is taken to reach. */
+	r = w.err ? (snprintf(what, size, "(out of memory)"), true) : reaches(&w, what, size);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i].path);
+	free(w.v);
+	return r;
+}

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which denials a compile hides, and which it expands.  Landlock only
+ * grants, so an expanded denial freezes every directory above it; a hidden
+ * one is left out of the tree (nothing above it is listed or frozen) and
+ * covered instead, in a mount namespace of the child's own (cover.c), under
+ * the Landlock domain that keeps the cover in place.  A denial is hidden
+ * where a cover takes all of it away:
+ *
+ * - it is there, a directory or a file of one name (a cover needs a name
+ *   to sit on; a hard link is a name no cover reaches);
+ * - nothing beneath it is re-admitted or read-only (a cover takes all);
+ * - no other view of the mount table shows what it holds (a bind mount, the
+ *   same filesystem mounted again, an overlay's layer, an image file), nor
+ *   of what is mounted beneath it: a second name no cover sits on;
+ * - the child can have the namespace: not SBX_SCOPE_EXPAND, nor
+ *   SBXSPAWN_EXPAND in the environment, nor a child of this process that
+ *   found it refused (the parent starts it again with every denial
+ *   expanded: sbx__hide_refused).
+ *
+ * The rest is expanded, as every denial was before; SBX_SCOPE_HIDE makes
+ * each of them a failed compile instead.  Beneath a hidden denial nothing
+ * needs a cover of its own; above it, every directory that is no mount
+ * point yet is pinned (made one in the child), so that no rename carries
+ * the denial to a name the next spawn does not deny.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "compat/statx.h"
+#include "internal.h"
+#include "lib/child.h"
+#include "lib/compiler.h"
+
+/* What a child of this process met making the namespace: 0 nothing yet,
+ * else the errno, and the step. */
+static atomic_int refused_err;
+static const char *_Atomic refused_call;
+
+void sbx__hide_refused(int err, const char *call)
+{
+	atomic_store(&refused_call, call);
+	atomic_store(&refused_err, err);
+}
+
+bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size)
+{
+	int err = atomic_load(&refused_err);
+
+	if (scope && (scope->flags & SBX_SCOPE_EXPAND))
+		snprintf(why, size, "SBX_SCOPE_EXPAND asks for it");
+	else if (secure_getenv("SBXSPAWN_EXPAND"))
+		snprintf(why, size, "SBXSPAWN_EXPAND is set");
+	else if (err)
+		snprintf(why, size, "no mount namespace of the child's own here (%s: %s)",
+		         atomic_load(&refused_call), strerror(err));
+	else
+		return false;
+	return true;
+}
+
+/* ---- one denial --------------------------------------------------------- */
+
+static bool overlaps(const struct view *v, unsigned maj, unsigned min, const char *rel)
+{
+	return v->dev_major == maj && v->dev_minor == min &&
+	       (sbx__path_covers(v->rel, rel) || sbx__path_covers(rel, v->rel));
+}
+
+/* Whether a view of the table other than `own' of mount `mt' shows (maj,
+ * min, rel) or a part of it. */
+static bool shown_again(const struct mounts *m, const struct mount *mt, unsigned maj,
+                        unsigned min, const char *rel)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mount *x = &m->v[i];
+
+		if (x != mt && overlaps(&x->own, maj, min, rel))
+			return true;
+		for (unsigned k = 0; k < x->nlayers; k++)
+			if (overlaps(&x->layers[k], maj, min, rel))
+				return true;
+	}
+	return false;
+}
+
+/* Why what path holds has a name no cover on path takes away, or NULL:
+ * the filesystem it lies in, and each mounted beneath it, shown again by
+ * another view; a mount whose layers cannot be placed (but the root's, a
+ * container's, whose layers are the host's). */
+static const char *second_name(struct mounts *m, const char *path)
+{
+	const struct mount *mt = sbx__mount_of(m, path);
+	const char *rel;
+
+	if (!mt || !(rel = sbx__mounts_rel(m, mt, path)))
+		return "its mount cannot be told";
+	if (shown_again(m, mt, mt->own.dev_major, mt->own.dev_minor, rel))
+		return "another mount shows what it holds (a bind mount, an overlay, an image)";
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mount *x = &m->v[i];
+
+		if (x->layers_unknown && strcmp(x->point, "/"))
+			return "a mount's layers or image cannot be placed, and may lie in it";
+		if (x != mt && sbx__path_covers(path, x->point) &&
+		    shown_again(m, x, x->own.dev_major, x->own.dev_minor, x->own.rel))
+			return "a filesystem mounted beneath it is mounted elsewhere too";
+	}
+	return NULL;
+}
+
+/* A file of the denial with another name is a second name no cover takes
+ * away: looked for in the denial's own tree (not in the directories above
+ * it, which hiding never lists), up to LINKS_LOOKED entries; beyond, the
+ * denial is hidden all the same (sbx_posix_spawn(3) says so). */
+#define LINKS_LOOKED 1024
+
+static _Thread_local size_t links_seen;
+
+static int linked(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode) && st->st_nlink > 1)
+		return 1;
+	return ++links_seen > LINKS_LOOKED ? 2 : 0;
+}
+
+/* Why rule r (a denial) cannot be hidden, or NULL with *c filled. */
+static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
+                             struct cover *c)
+{
+	const struct sbx_scope *scope = h->scope;
+	struct statx sx;
+	struct stat null;
+
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const struct sbx_scope_rule *o = &scope->rules[i];
+
+		if (o->mode != SBX_MODE_DENY && !(left && left[i]) && sbx__path_covers(r->path, o->path))
+			return strcmp(o->path, r->path) ? "a path beneath it is re-admitted or read-only"
+			                                 : "it is re-admitted too";
+	}
+	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	          STATX_TYPE | STATX_INO | STATX_NLINK, &sx))
+		return errno == ENOENT || errno == ENOTDIR ? "it does not exist (a cover needs a name to "
+		                                             "sit on; expanded, it cannot be created)"
+		                                           : "it cannot be looked at";
+	if (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode))
+		return "it is neither a directory nor a regular file";
+	if (S_ISREG(sx.stx_mode) && sx.stx_nlink != 1)
+		return "the file has other names (hard links)";
+	if (S_ISREG(sx.stx_mode) && (stat("/dev/null", &null) || !S_ISCHR(null.st_mode)))
+		return "a file is covered by /dev/null, which is not here";
+	links_seen = 0;
+	if (S_ISDIR(sx.stx_mode) && nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT) == 1)
+		return "a file in it has another name (a hard link)";
+	if ((h->why = second_name(h->mounts, r->path)))
+		return h->why;
+	*c = (struct cover){ .path = r->path, .dev_major = sx.stx_dev_major,
+	                     .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
+	                     .dir = S_ISDIR(sx.stx_mode) };
+	return NULL;
+}
+
+bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
+                    bool implicit)
+{
+	struct sbx_ruleset *out = h->out;
+	const char *why;
+	struct cover c, *grown;
+
+	if (!h->on)
+		return false;
+	if ((why = unhidable(h, r, left, &c))) {
+		if (implicit)
+			return false;
+		sbx__event_quiet(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
+		                 "%s is expanded, the directories above it frozen: %s%s", r->path, why,
+		                 h->scope->flags & SBX_SCOPE_HIDE ? "; SBX_SCOPE_HIDE: nothing runs" : "");
+		if (h->scope->flags & SBX_SCOPE_HIDE)
+			h->err = EINVAL;
+		return false;
+	}
+	if (!(grown = sbx__grow(out->covers, &h->cap, out->ncovers + 1, sizeof(*grown))) ||
+	    !(c.path = strdup(c.path))) {
+		if (grown)
+			out->covers = grown;
+		h->err = ENOMEM;
+		return false;
+	}
+	out->covers = grown;
+	out->covers[out->ncovers++] = c;
+	return true;
+}
+
+/* ---- the covers, settled ------------------------------------------------ */
+
+static int by_path(const void *a, const void *b)
+{
+	return sbx__path_order(((const struct cover *)a)->path, ((const struct cover *)b)->path,
+	                       SIZE_MAX);
+}
+
+/* Deepest first: a pin's bind carries the pins beneath it. */
+static int deepest_first(const void *a, const void *b)
+{
+	return -sbx__path_order(*(char *const *)a, *(char *const *)b, SIZE_MAX);
+}
+
+static bool pinned(const struct sbx_ruleset *out, const char *path)
+{
+	for (size_t i = 0; i < out->npins; i++)
+		if (!strcmp(out->pins[i], path))
+			return true;
+	return false;
+}
+
+/* The directories above cover c that need a pin: not /, nor a mount point
+ * already (which no rename moves). */
+static int pin_above(struct hider *h, const char *path)
+{
+	struct sbx_ruleset *out = h->out;
+	char up[PATH_MAX], **grown;
+
+	snprintf(up, sizeof(up), "%s", path);
+	for (sbx__path_pop(up); strcmp(up, "/"); sbx__path_pop(up)) {
+		if (sbx__mount_at(h->mounts, up) || pinned(out, up))
+			continue;
+		if (!(grown = sbx__grow(out->pins, &h->pins_cap, out->npins + 1, sizeof(*grown))))
+			return ENOMEM;
+		out->pins = grown;
+		if (!(out->pins[out->npins] = strdup(up)))
+			return ENOMEM;
+		out->npins++;
+	}
+	return 0;
+}
+
+int sbx__hide_settle(struct hider *h)
+{
+	struct sbx_ruleset *out = h->out;
+	size_t kept = 0;
+	int err = 0;
+
+	out->nhidden = (unsigned)out->ncovers;
+	if (out->ncovers)
+		qsort(out->covers, out->ncovers, sizeof(*out->covers), by_path);
+	/* Beneath a cover, nothing needs one of its own. */
+	for (size_t i = 0; i < out->ncovers; i++) {
+		if (kept && sbx__path_covers(out->covers[kept - 1].path, out->covers[i].path)) {
+			free((char *)out->covers[i].path);
+			continue;
+		}
+		out->covers[kept++] = out->covers[i];
+	}
+	out->ncovers = kept;
+	for (size_t i = 0; i < out->ncovers && !err; i++)
+		err = pin_above(h, out->covers[i].path);
+	if (out->npins)
+		qsort(out->pins, out->npins, sizeof(*out->pins), deepest_first);
+	return err;
+}
+
+void sbx__hide_release(struct sbx_ruleset *rs)
+{
+	for (size_t i = 0; i < rs->ncovers; i++)
+		free((char *)rs->covers[i].path);
+	for (size_t i = 0; i < rs->npins; i++)
+		free(rs->pins[i]);
+	free(rs->covers);
+	free(rs->pins);
+	rs->covers = NULL;
+	rs->pins = NULL;
+	rs->ncovers = rs->npins = 0;
+}
+
+bool sbx__hide_current(const struct sbx_ruleset *rs)
+{
+	char why[160];
+
+	/* A child found no namespace since: every denial is expanded now. */
+	if (rs->ncovers && sbx__hide_unavailable(NULL, why, sizeof(why)))
+		return false;
+	for (size_t i = 0; i < rs->ncovers; i++) {
+		const struct cover *c = &rs->covers[i];
+		struct statx sx;
+
+		if (statx(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		          STATX_TYPE | STATX_INO | STATX_NLINK, &sx) ||
+		    sx.stx_dev_major != c->dev_major || sx.stx_dev_minor != c->dev_minor ||
+		    sx.stx_ino != c->ino || S_ISDIR(sx.stx_mode) != c->dir ||
+		    (!c->dir && sx.stx_nlink != 1))
+			return false;
+	}
+	return true;
+}
+
+void sbx__hide_event(const struct sbx_scope *scope, const struct sbx_ruleset *rs, const char *what)
+{
+	const char *first = rs && rs->ncovers ? rs->covers[0].path : NULL;
+
+	if (scope->flags & SBX_SCOPE_HIDE)
+		sbx__event(scope, SBX_EVENT_HIDING, 0, first, NULL,
+		           "the denials cannot be hidden from this child: %s; SBX_SCOPE_HIDE: nothing runs",
+		           what);
+	else
+		sbx__event_quiet(scope, SBX_EVENT_HIDING, 0, first, NULL,
+		                 "the denials are expanded for this child, the directories above them "
+		                 "frozen: %s", what);
+}
+
+/* A child that makes the namespace and exits: whether one of this process
+ * could hide a denial now (why not, in why).  It says the step that failed
+ * through a pipe (a fork child's strings are the parent's, at the same
+ * addresses). */
+bool sbx__hide_probe(char *why, size_t size)
+{
+	struct { int err; const char *call; } r = { 0, "fork" };
+	int p[2], status = 0;
+	pid_t pid;
+	bool user;
+
+	if (sbx__hide_unavailable(NULL, why, size))
+		return false;
+	if (!sbx__seccomp_supported() || !sbx__seccomp_kernel()) {
+		snprintf(why, size, "no seccomp filter can be installed here");
+		return false;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(why, size, "pipe: %s", strerror(errno));
+		return false;
+	}
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	if (pid == 0) {
+		r.err = sbx__hide_enter(&user, &r.call);
+		(void)!write(p[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0)
+		r.err = errno;
+	else if (read(p[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
+		r = (typeof(r)){ ECHILD, "the probe" };
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (r.err)
+		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
+	else
+		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
+		                                      "child's own" : "a mount namespace of the child's own");
+	return !r.err;
+}
