@@ -213,18 +213,17 @@ static bool hiding_on(struct compiler *cc)
  * (kernelfs.c), less the denials hidden instead. */
 static int build_tree(struct compiler *cc)
 {
-	struct hider h = { .scope = cc->scope, .out = cc->out, .mounts = &cc->mounts };
+	struct hider *h = &cc->hider;
 	struct sbx_scope_rule *implicit;
 	size_t nimplicit;
 	int err = sbx__kernelfs_rules(&cc->mounts, cc->scope, &implicit, &nimplicit);
 
-	h.on = hiding_on(cc);
+	*h = (struct hider){ .scope = cc->scope, .out = cc->out, .mounts = &cc->mounts,
+	                     .on = hiding_on(cc) };
 	if (!err && cc->err)
 		err = cc->err;
 	if (!err)
-		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, &h, &cc->tree);
-	if (!err)
-		err = sbx__hide_settle(&h);
+		err = sbx__tree_build(cc->scope, implicit, nimplicit, &cc->rights, h, &cc->tree);
 	if (!err) {
 		sbx__kernelfs_mark(&cc->mounts, &cc->tree);
 		cc->out->mqueue_granted = sbx__kernelfs_mqueue_granted(&cc->mounts, cc->scope);
@@ -282,6 +281,19 @@ static void failed(const struct compiler *cc, int err)
 		           "the scope could not be compiled: %s: %s%s", where, strerror(err), remedy);
 }
 
+/* The covers settled (hide.c); where second names were covered and no
+ * denial was, the filter that keeps covers in place closes its calls now. */
+static int hide_settle(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+	int err = sbx__hide_settle(&cc->hider);
+
+	if (err || !out->ncovers || (out->closed & SBX_CLOSE_NAMESPACE))
+		return err;
+	out->closed |= SBX_CLOSE_NAMESPACE;
+	return (out->filter = sbx__seccomp_filter(out->closed)) ? 0 : errno;
+}
+
 /* The stages in order: the configured paths into the tree, the tree placed
  * among the mounts, the ruleset opened, the grants emitted. */
 static int run(struct compiler *cc)
@@ -310,7 +322,9 @@ static int run(struct compiler *cc)
 		out->confinement = SBX_OUTCOME_REFUSED;
 		return 0;
 	}
-	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope);
+	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope, &cc->hider);
+	if ((err = cc->hider.err) || (err = hide_settle(cc)))
+		return err;
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && !out->once && (!cc->tree.restricts || out->mounts_fd >= 0);
 	return 0;

@@ -87,6 +87,7 @@ struct hider {
 	bool on;                   /* the compile hides what it can */
 	const char *why;
 	size_t cap, pins_cap;
+	size_t aliases;            /* covers of second names (not denials) */
 	int err;                   /* ENOMEM; EINVAL: SBX_SCOPE_HIDE, and one cannot be */
 };
 
@@ -96,6 +97,9 @@ struct hider {
  * scope does not name: kernelfs.c) expanded is said nowhere. */
 bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
                     bool implicit);
+/* Whether alias, a second name of a denial that no expanded directory
+ * judged, is covered in the child (then it is among the covers). */
+bool sbx__hide_alias(struct hider *h, const char *alias);
 /* The covers sorted, those beneath another dropped, the pins above them. */
 int sbx__hide_settle(struct hider *h);
 
@@ -179,9 +183,10 @@ bool sbx__mounts_foreign(const struct mounts *m, unsigned maj, unsigned min, uin
 uint64_t sbx__place_clamp(const struct mounts *m, unsigned maj, unsigned min, const char *rel,
                           uint64_t rights, const struct place **why);
 /* Warns where a restricted path is also reachable, with wider rights, under
- * a name no expanded directory judged: another mount, an overlay. */
+ * a name no expanded directory judged: another mount, an overlay; where the
+ * hider can, a denied one is covered there in the child instead. */
 void sbx__mounts_warn_aliases(const struct mounts *m, const struct tree *t,
-                              const struct sbx_scope *scope);
+                              const struct sbx_scope *scope, struct hider *h);
 
 /* ---- listing.c: a directory's entries, as read and as kept ---------------- */
 
@@ -309,6 +314,7 @@ enum drop_reason {
 struct compiler {
 	const struct sbx_scope *scope;
 	struct sbx_ruleset *out;
+	struct hider hider;
 	struct tree tree;
 	struct mounts mounts;
 	struct rights rights;

@@ -175,12 +175,25 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	return NULL;
 }
 
+static int add_cover(struct hider *h, struct cover c)
+{
+	struct sbx_ruleset *out = h->out;
+	struct cover *grown;
+
+	if (!(grown = sbx__grow(out->covers, &h->cap, out->ncovers + 1, sizeof(*grown))))
+		return ENOMEM;
+	out->covers = grown;
+	if (!(c.path = strdup(c.path)))
+		return ENOMEM;
+	out->covers[out->ncovers++] = c;
+	return 0;
+}
+
 bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
                     bool implicit)
 {
-	struct sbx_ruleset *out = h->out;
 	const char *why;
-	struct cover c, *grown;
+	struct cover c;
 
 	if (!h->on)
 		return false;
@@ -194,16 +207,23 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 			h->err = EINVAL;
 		return false;
 	}
-	if (!(grown = sbx__grow(out->covers, &h->cap, out->ncovers + 1, sizeof(*grown))) ||
-	    !(c.path = strdup(c.path))) {
-		if (grown)
-			out->covers = grown;
-		h->err = ENOMEM;
+	return !(h->err = add_cover(h, c));
+}
+
+bool sbx__hide_alias(struct hider *h, const char *alias)
+{
+	struct statx sx;
+
+	if (!h || !h->on || h->err ||
+	    statx(AT_FDCWD, alias, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO,
+	          &sx) ||
+	    (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode)))
 		return false;
-	}
-	out->covers = grown;
-	out->covers[out->ncovers++] = c;
-	return true;
+	h->err = add_cover(h, (struct cover){ .path = alias, .dev_major = sx.stx_dev_major,
+	                                      .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
+	                                      .dir = S_ISDIR(sx.stx_mode) });
+	h->aliases++;
+	return !h->err;
 }
 
 /* ---- the covers, settled ------------------------------------------------ */
@@ -255,7 +275,7 @@ int sbx__hide_settle(struct hider *h)
 	size_t kept = 0;
 	int err = 0;
 
-	out->nhidden = (unsigned)out->ncovers;
+	out->nhidden = (unsigned)(out->ncovers - h->aliases);
 	if (out->ncovers)
 		qsort(out->covers, out->ncovers, sizeof(*out->covers), by_path);
 	/* Beneath a cover, nothing needs one of its own. */

@@ -319,6 +319,7 @@ struct alias_check {
 	const struct mounts *m;
 	const struct tree *t;
 	const struct sbx_scope *scope;
+	struct hider *h; /* covers a second name in the child, where it can */
 };
 
 /* Whether the compile itself judged alias, a name under the mount point
@@ -368,6 +369,9 @@ static void warn_one(const struct alias_check *ac, const struct place *p, const 
 		return;
 	/* A bind mount shows the very inode; an overlay, a copy of its own. */
 	if (!layer && (a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+		return;
+	/* Hidden in the child instead, as a denial would be. */
+	if (p->mode == SBX_MODE_DENY && sbx__hide_alias(ac->h, alias))
 		return;
 	sbx__event(ac->scope, SBX_EVENT_ALIAS, 0, real, alias,
 	           "%s is also reachable as %s (%s); the scope does not cover that name", real,
@@ -443,9 +447,9 @@ static void warn_unplaced(const struct alias_check *ac)
 }
 
 void sbx__mounts_warn_aliases(const struct mounts *m, const struct tree *t,
-                              const struct sbx_scope *scope)
+                              const struct sbx_scope *scope, struct hider *h)
 {
-	struct alias_check ac = { .m = m, .t = t, .scope = scope };
+	struct alias_check ac = { .m = m, .t = t, .scope = scope, .h = h };
 
 	warn_unplaced(&ac);
 	if (!m->nplaces)
