@@ -173,7 +173,9 @@ static int keep_mounts(struct compiler *cc)
  * to close setns(2) and its kin; no mount table to find second names),
  * nor where a user namespace would change what a child is beyond its view
  * of ids (another user's ids asked for, or ambient capabilities, which a
- * new user namespace empties).  Under SBX_SCOPE_HIDE, a failed compile. */
+ * new user namespace empties), nor where the denials are to be logged (the
+ * audit log has Landlock's, not a cover's).  Under SBX_SCOPE_HIDE, a
+ * failed compile. */
 static bool hiding_on(struct compiler *cc)
 {
 	const struct sbx_scope *scope = cc->scope;
@@ -187,12 +189,20 @@ static bool hiding_on(struct compiler *cc)
 		                           "reaches one");
 	else if (sbx__hide_unavailable(scope, why, sizeof(why)))
 		;
+	/* A compile the caller asked for before its spawns (the one that
+	 * fails early) learns it from a child now; a spawn's learns it from
+	 * its own child, which starts again expanded where it cannot. */
+	else if (cc->out->snapshot && !sbx__hide_probe(why, sizeof(why)))
+		;
 	else if (!sbx__seccomp_supported() || !sbx__seccomp_kernel())
 		snprintf(why, sizeof(why), "no seccomp filter can be installed here");
 	else if (cc->out->mounts_fd < 0)
 		snprintf(why, sizeof(why), "no mount table (/proc)");
 	else if (user && scope->ids)
 		snprintf(why, sizeof(why), "the child is to run as another user");
+	else if (scope->flags & SBX_SCOPE_LOG_DENIALS)
+		snprintf(why, sizeof(why), "SBX_SCOPE_LOG_DENIALS: the kernel logs what Landlock "
+		                           "denies, and a cover denies nothing it sees");
 	else if (ambient)
 		snprintf(why, sizeof(why), "this process has ambient capabilities, which a user "
 		                           "namespace would take from the child");

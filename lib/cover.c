@@ -6,12 +6,14 @@
  * forbids mounts) leaves nothing done twice when the parent starts it again
  * with the denials expanded.  After them, so that the caller's paths mean
  * what they mean to posix_spawn, each hidden denial is covered by an empty,
- * read-only, mode 000 tmpfs (a file by an empty file of it), each directory
+ * read-only, mode 000 tmpfs (a file by /dev/null, made nodev), each directory
  * above one that is no mount point is made one (a bind of itself, so that
  * no rename carries the denial to a name the next spawn does not deny), and
  * what the child holds from before is checked to meet a cover on its way.
  * The Landlock domain applied next refuses every mount, unmount and move:
- * the covers stay.  Raw system calls only.
+ * the covers stay.  Raw system calls only.  Every mount here says
+ * MS_SILENT, which nothing else of the project does: the test suite's
+ * "hide" mutation makes just these do nothing (tests/runner.c).
  */
 #include "config.h"
 
@@ -132,7 +134,7 @@ CHILD int sbx__hide_enter(bool *user, const char **call)
 	 * mount call: a Landlock domain the caller runs in refuses it here,
 	 * before anything of the spawn is done. */
 	*call = "mount(MS_PRIVATE)";
-	if ((r = sys5(SYS_mount, 0, (long)"/", 0, MS_REC | MS_PRIVATE, 0)) < 0)
+	if ((r = sys5(SYS_mount, 0, (long)"/", 0, MS_REC | MS_PRIVATE | MS_SILENT, 0)) < 0)
 		return (int)-r;
 	return *user ? caps_effective(false, call) : 0;
 }
@@ -166,10 +168,11 @@ CHILD static int cover_one(const struct cover *c, const char **call)
 		         MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT, (long)"mode=0");
 	} else {
 		*call = "mount(/dev/null)";
-		r = sys5(SYS_mount, (long)"/dev/null", (long)c->path, 0, MS_BIND, 0);
+		r = sys5(SYS_mount, (long)"/dev/null", (long)c->path, 0, MS_BIND | MS_SILENT, 0);
 		if (r >= 0)
 			r = sys5(SYS_mount, 0, (long)c->path, 0,
-			         MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+			         MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC |
+			                 MS_SILENT, 0);
 	}
 	return r < 0 ? (int)-r : 0;
 }
@@ -345,7 +348,8 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 	 * covers made on it before. */
 	for (size_t i = 0; i < h->npins && !err; i++) {
 		*call = "mount(MS_BIND)";
-		if ((r = sys5(SYS_mount, (long)h->pins[i], (long)h->pins[i], 0, MS_BIND | MS_REC, 0)) < 0)
+		if ((r = sys5(SYS_mount, (long)h->pins[i], (long)h->pins[i], 0,
+		              MS_BIND | MS_REC | MS_SILENT, 0)) < 0)
 			err = (int)-r;
 	}
 	if (err)

@@ -210,11 +210,28 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 	return !(h->err = add_cover(h, c));
 }
 
+/* Whether the scope re-admits path: its deepest rule that holds it does
+ * (a second name of a denial there is granted with it, as the scope says). */
+static bool readmitted(const struct sbx_scope *scope, const char *path)
+{
+	const struct sbx_scope_rule *best = NULL;
+
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const struct sbx_scope_rule *r = &scope->rules[i];
+
+		if (sbx__path_covers(r->path, path) &&
+		    (!best || strlen(r->path) > strlen(best->path) ||
+		     (!strcmp(r->path, best->path) && r->mode > best->mode)))
+			best = r;
+	}
+	return best && best->mode == SBX_MODE_ALLOW;
+}
+
 bool sbx__hide_alias(struct hider *h, const char *alias)
 {
 	struct statx sx;
 
-	if (!h || !h->on || h->err ||
+	if (!h || !h->on || h->err || readmitted(h->scope, alias) ||
 	    statx(AT_FDCWD, alias, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO,
 	          &sx) ||
 	    (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode)))
@@ -275,7 +292,7 @@ int sbx__hide_settle(struct hider *h)
 	size_t kept = 0;
 	int err = 0;
 
-	out->nhidden = (unsigned)(out->ncovers - h->aliases);
+	out->nhidden = (unsigned)out->ncovers;
 	if (out->ncovers)
 		qsort(out->covers, out->ncovers, sizeof(*out->covers), by_path);
 	/* Beneath a cover, nothing needs one of its own. */
@@ -342,6 +359,8 @@ void sbx__hide_event(const struct sbx_scope *scope, const struct sbx_ruleset *rs
 		                 "frozen: %s", what);
 }
 
+static _Thread_local bool probed_here;
+
 /* A child that makes the namespace and exits: whether one of this process
  * could hide a denial now (why not, in why).  It says the step that failed
  * through a pipe (a fork child's strings are the parent's, at the same
@@ -355,6 +374,13 @@ bool sbx__hide_probe(char *why, size_t size)
 
 	if (sbx__hide_unavailable(NULL, why, size))
 		return false;
+	/* Asked once per thread (a Landlock domain is a thread's): a child
+	 * that could not, since, has said so (sbx__hide_refused). */
+	if (probed_here) {
+		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
+		                                    "child's own" : "a mount namespace of the child's own");
+		return true;
+	}
 	if (!sbx__seccomp_supported() || !sbx__seccomp_kernel()) {
 		snprintf(why, size, "no seccomp filter can be installed here");
 		return false;
@@ -377,9 +403,13 @@ bool sbx__hide_probe(char *why, size_t size)
 	close(p[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	if (r.err)
+	if (r.err) {
+		sbx__hide_refused(r.err, r.call);
 		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
-	else
+	} else {
+		probed_here = true;
+	}
+	if (!r.err)
 		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
 		                                      "child's own" : "a mount namespace of the child's own");
 	return !r.err;

@@ -62,8 +62,9 @@ static void assert_reads(char *out, const char *what)
 
 static void assert_refused(char *out)
 {
-	ck_assert_msg(strstr(out, "EACCES") && !strstr(out, "the-secret"),
-	              "expected EACCES, got: %s", out);
+	ck_assert_msg((strstr(out, "EACCES") || (hidden_way() && strstr(out, "ENOENT"))) &&
+	                      !strstr(out, "the-secret"),
+	              "expected a denial, got: %s", out);
 	free(out);
 }
 
@@ -160,7 +161,7 @@ static const char *nudge(const sbx_scopeattr_t *s, const char *act, const char *
 #define MQ_REFUSED(scope, act, arg)                                                      \
 	do {                                                                             \
 		char *said_;                                                             \
-		ck_assert_str_eq(nudge(scope, act, arg, &said_), "EACCES");              \
+		ck_assert(denied_verdict(nudge(scope, act, arg, &said_)));               \
 		ck_assert_msg(!strstr(said_, "the-secret"), "%s %s: %s", act, arg, said_); \
 		free(said_);                                                             \
 	} while (0)
@@ -384,10 +385,19 @@ START_TEST(test_loop_image_second_name)
 	seen.want_path2 = inside;
 	scope_for(&s, t.other, false);
 	sbx_scopeattr_setlogger(&s, on_alias, &seen);
+	expand_way(&s);
 	assert_refused(fsop(&s, "read", join(beside, "key")));
 	ck_assert_msg(seen.wanted, "%d second names said, none %s as %s", seen.count, image, inside);
 	assert_reads(fsop(&s, "read", join(inside, "key")), "the-secret");
 	sbx_scopeattr_destroy(&s);
+	/* Where a child can have a mount namespace of its own, that name is
+	 * covered there: nothing of the image reads. */
+	if (can_hide(__func__)) {
+		scope_for(&s, t.other, false);
+		assert_refused(fsop(&s, "read", join(inside, "key")));
+		assert_refused(fsop(&s, "read", join(beside, "key")));
+		sbx_scopeattr_destroy(&s);
+	}
 out:
 	umount2(inside, MNT_DETACH);
 	umount2(beside, MNT_DETACH);
@@ -429,11 +439,19 @@ START_TEST(test_inner_mount_second_name)
 	seen.want_path2 = inside;
 	scope_for(&s, t.other, false);
 	sbx_scopeattr_setlogger(&s, on_alias, &seen);
+	expand_way(&s);
 	assert_refused(fsop(&s, "read", join(beside, "key")));
 	ck_assert_msg(seen.wanted, "%d second names said, none %s as %s", seen.count,
 	              seen.want_path, inside);
 	assert_reads(fsop(&s, "read", join(inside, "key")), "sub-secret");
 	sbx_scopeattr_destroy(&s);
+	/* Where a child can have a mount namespace of its own, that name is
+	 * covered there. */
+	if (can_hide(__func__)) {
+		scope_for(&s, t.other, false);
+		assert_refused(fsop(&s, "read", join(inside, "key")));
+		sbx_scopeattr_destroy(&s);
+	}
 	umount2(inside, MNT_DETACH);
 	umount2(beside, MNT_DETACH);
 	umount2(inner, MNT_DETACH);

@@ -97,6 +97,7 @@ START_TEST(test_events_mask)
 
 	REQUIRE_LANDLOCK();
 	scope_new(&s);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_getevents(&s, &mask), 0);
 	ck_assert_uint_eq(mask, SBX_EVENTS_ALL); /* today's behaviour */
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
@@ -141,6 +142,7 @@ START_TEST(test_events_mask_default_logger)
 
 			dup2(fd, 2);
 			if (chdir(t.projects) || sbx_scopeattr_init(&s) ||
+			    sbx_scopeattr_setflags(&s, SBX_SCOPE_EXPAND) ||
 			    sbx_scopeattr_adddeny(&s, t.other) ||
 			    sbx_scopeattr_setevents(&s, masked ? 0 : SBX_EVENTS_ALL))
 				_exit(3);
@@ -307,6 +309,7 @@ START_TEST(test_frozen_once_per_scope)
 	char *frozen_env[] = { tmpdir_frozen, NULL }, *granted_env[] = { tmpdir_granted, NULL };
 
 	scope_new(&s);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(run_env(&s, argv, granted_env, &out), 0);
 	free(out);
@@ -335,6 +338,7 @@ START_TEST(test_compile_refused_early)
 
 	REQUIRE_LANDLOCK();
 	scope_new(&outer);
+	expand_way(&outer);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&outer, t.other), 0);
 	ck_assert_int_eq(run_scoped(&outer, inner, &out), 124);
 	/* In words true of a compile, which runs nothing. */
@@ -345,7 +349,7 @@ START_TEST(test_compile_refused_early)
 	              "%s", out);
 	free(out);
 	/* Listable, the same nested scope compiles and runs. */
-	ck_assert_int_eq(sbx_scopeattr_setflags(&outer, SBX_SCOPE_LISTABLE), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&outer, SBX_SCOPE_LISTABLE | SBX_SCOPE_EXPAND), 0);
 	ck_assert_int_eq(run_scoped(&outer, inner, &out), 0);
 	free(out);
 	sbx_scopeattr_destroy(&outer);

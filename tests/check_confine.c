@@ -73,6 +73,7 @@ START_TEST(test_sibling_readers)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	scope_deny(&s, t.other);
+	expand_way(&s);
 
 	/* Unconfined, every reader leaks it; confined, none does. */
 	char *cat[] = { "cat", t.secret, NULL };
@@ -148,6 +149,7 @@ START_TEST(test_readmit_nested)
 	write_file(join(c, "z"), "z\n", 0644);
 
 	scope_deny(&s, a);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, b), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, c), 0);
 	DENIED(&s, "read", join(a, "x"), NULL);
@@ -164,6 +166,7 @@ START_TEST(test_readmit_nested)
 
 	/* The same path denied and re-admitted: the re-admission wins. */
 	scope_deny(&s, t.other);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, t.other), 0);
 	ALLOWED(&s, "read", t.secret, NULL);
 	sbx_scopeattr_destroy(&s);
@@ -231,6 +234,7 @@ START_TEST(test_symlinks)
 	ck_assert_int_eq(symlink("../other/secret", up), 0);
 
 	scope_deny(&s, t.other);
+	expand_way(&s);
 	DENIED(&s, "read", join(link, "secret"), NULL);
 	DENIED(&s, "read", up, NULL);
 	sbx_scopeattr_destroy(&s);
@@ -239,6 +243,7 @@ START_TEST(test_symlinks)
 	snprintf(alias, sizeof(alias), "%s/alias", t.top);
 	ck_assert_int_eq(symlink(t.other, alias), 0);
 	scope_deny(&s, alias);
+	expand_way(&s);
 	DENIED(&s, "read", t.secret, NULL);
 	DENIED(&s, "read", join(alias, "secret"), NULL);
 	ALLOWED(&s, "read", join(t.mine, "file"), NULL);
@@ -257,6 +262,7 @@ START_TEST(test_relative_and_normalised)
 	ck_assert_int_eq(chdir(t.projects), 0);
 	/* Relative, with .., // and a trailing slash: all the same directory. */
 	scope_deny(&s, "mine/..//other/./");
+	expand_way(&s);
 	DENIED(&s, "read", t.secret, NULL);
 	ALLOWED(&s, "read", join(t.mine, "file"), NULL);
 	/* Resolved against the cwd when added, not at spawn time. */
@@ -281,6 +287,7 @@ START_TEST(test_nonexistent_denied)
 	snprintf(deep, sizeof(deep), "%s/deeper/still", ghost);
 
 	scope_deny(&s, future);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, deep), 0);
 	DENIED(&s, "mkdir", future, NULL);
 	DENIED(&s, "create", future, NULL);
@@ -304,6 +311,7 @@ START_TEST(test_rename_link_write)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	scope_deny(&s, t.other);
+	expand_way(&s);
 	/* In, out, and through hard links. */
 	DENIED_MOVE(&s, "rename", join(t.mine, "file"), join(t.other, "file"));
 	DENIED_MOVE(&s, "rename", t.secret, join(t.mine, "stolen"));
@@ -330,6 +338,7 @@ START_TEST(test_nested_wider_scope)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	scope_deny(&s, t.other);
+	expand_way(&s);
 	/* The child starts its own child with a scope that denies nothing. */
 	char *argv[] = { NESTED, FSOP, "read", t.secret, NULL };
 	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
@@ -563,6 +572,7 @@ START_TEST(test_abi_cap)
 		int eff = abi < kernel ? abi : kernel;
 
 		scope_deny(&s, t.other);
+		expand_way(&s);
 		ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, rodir), 0);
 		ck_assert_int_eq(sbx_scopeattr_setabi(&s, abi), 0);
 		DENIED(&s, "read", t.secret, NULL);

@@ -767,6 +767,7 @@ START_TEST(test_unix_socket_in_denied_dir)
 	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	ck_assert_int_eq(listen(fd, 4), 0);
 	scope_make(&s, &seen, 0);
+	expand_way(&s);
 	sbx_scopeattr_adddeny(&s, t.other);
 	/* Before ABI 9 connecting is not a filesystem right: a documented
 	 * limit.  From ABI 9 the denial covers the socket. */

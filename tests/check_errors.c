@@ -287,6 +287,7 @@ START_TEST(test_enomem_reuse_after_burst)
 		int r;
 
 		sbx_scopeattr_init(&s);
+		expand_way(&s);
 		sbx_scopeattr_setlogger(&s, quiet, NULL);
 		sbx_scopeattr_adddeny(&s, t.other); /* t.projects expanded, watched */
 		/* Compiled by the caller: watched from the first compile (one
@@ -562,6 +563,7 @@ START_TEST(test_execve_once)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, look_at_fds, NULL), 0);
 	/* In a child: it confines itself, then fails to exec, and says

@@ -40,12 +40,26 @@ static void quiet(const sbx_event_t *ev, void *arg)
 	(void)arg;
 }
 
+/* The attempts run twice: against the denial expanded (Landlock's
+ * answers, each exact), and hidden, where the library hides it by default
+ * (the cover answers too: ENOENT, EROFS, EBUSY; every attempt refused, the
+ * secret never shown). */
+static bool hidden_tc;
+
 static void setup(void)
 {
 	tree_make(&t);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	if (!hidden_tc)
+		expand_way(&s);
+}
+
+static void setup_hidden(void)
+{
+	hidden_tc = true;
+	setup();
 }
 
 static void teardown(void)
@@ -80,18 +94,54 @@ static const char *run(const sbx_scopeattr_t *scope, const char *cwd, char *cons
 #define attempt(...) run(&s, NULL, ARGV(__VA_ARGS__), false)
 #define attempt_in(cwd, ...) run(&s, cwd, ARGV(__VA_ARGS__), false)
 
+/* The verdict is want: exactly, but where the denial is hidden, where any
+ * denial will do. */
+static void expect(const char *got, const char *want)
+{
+	/* Listed as root, a hidden directory is the cover: empty. */
+	bool empty = !strstr(out, "\nentry ") && strncmp(out, "entry ", 6);
+
+	if (hidden_tc && want[0] == 'E')
+		ck_assert_msg(denied_verdict(got) || (!strcmp(got, "ok") && empty && hidden_way()),
+		              "%s, not a denial (%s expanded)", got, want);
+	else
+		ck_assert_str_eq(got, want);
+}
+
 /* The attempt fails with err. */
-#define FAILS(err, ...) ck_assert_str_eq(attempt(__VA_ARGS__), err)
+#define FAILS(err, ...) expect(attempt(__VA_ARGS__), err)
 /* A step of the last attempt reported this line ("symlink ok", ...). */
 #define SAW(line) ck_assert_msg(saw(line), "no line \"%s\" in:\n%s", line, out)
 
-static bool saw(const char *line)
+static bool saw_exactly(const char *line)
 {
 	size_t n = strlen(line);
 
 	for (const char *p = out; (p = strstr(p, line)); p += n)
 		if ((p == out || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
 			return true;
+	return false;
+}
+
+/* A step's line, "STEP RESULT".  Against a hidden denial a step that meets
+ * the cover may be refused where the expanded way let it be (an O_PATH
+ * open, name_to_handle_at), or refused another way: any denial there. */
+static bool saw(const char *line)
+{
+	const char *sp = strrchr(line, ' ');
+	char step[256];
+
+	if (saw_exactly(line))
+		return true;
+	if (!hidden_tc || !sp || (strcmp(sp + 1, "ok") && sp[1] != 'E'))
+		return false;
+	for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		size_t len = strcspn(p, "\n");
+
+		snprintf(step, sizeof(step), "%.*s", (int)len, p);
+		if (!strncmp(step, line, (size_t)(sp - line) + 1) && denied_verdict(step + (sp - line) + 1))
+			return true;
+	}
 	return false;
 }
 
@@ -346,9 +396,9 @@ START_TEST(test_dotdot_from_sibling)
 {
 	REQUIRE_LANDLOCK();
 	ck_assert_str_eq(attempt_in(t.mine, FSOP, "read", "file"), "ok");
-	ck_assert_str_eq(attempt_in(t.mine, FSOP, "read", "../other/secret"), "EACCES");
-	ck_assert_str_eq(attempt_in(t.mine, FSOP, "read", "./../mine/../other/./secret"), "EACCES");
-	ck_assert_str_eq(attempt_in(t.mine, FSOP, "list", "../other"), "EACCES");
+	expect(attempt_in(t.mine, FSOP, "read", "../other/secret"), "EACCES");
+	expect(attempt_in(t.mine, FSOP, "read", "./../mine/../other/./secret"), "EACCES");
+	expect(attempt_in(t.mine, FSOP, "list", "../other"), "EACCES");
 }
 END_TEST
 
@@ -358,10 +408,10 @@ END_TEST
 START_TEST(test_cwd_action_inside)
 {
 	REQUIRE_LANDLOCK();
-	ck_assert_str_eq(attempt_in(t.other, ESCAPE, "cwd-list"), "EACCES");
+	expect(attempt_in(t.other, ESCAPE, "cwd-list"), "EACCES");
 	SAW(fmt("cwd %s", t.other));
-	ck_assert_str_eq(attempt_in(t.other, FSOP, "read", "secret"), "EACCES");
-	ck_assert_str_eq(attempt_in(t.other, FSOP, "read", "./secret"), "EACCES");
+	expect(attempt_in(t.other, FSOP, "read", "secret"), "EACCES");
+	expect(attempt_in(t.other, FSOP, "read", "./secret"), "EACCES");
 }
 END_TEST
 
@@ -486,7 +536,8 @@ START_TEST(test_exec_loader)
 	ck_assert_int_eq(run_scoped(NULL, ARGV(loader, prog), &o), 0);
 	free(o);
 	ck_assert_int_ne(run_scoped(&s, ARGV(loader, prog), &o), 0);
-	ck_assert_msg(strstr(o, "Permission denied"), "loader: %s", o);
+	ck_assert_msg(strstr(o, "Permission denied") || (hidden_tc && strstr(o, "No such file")),
+	              "loader: %s", o);
 	free(o);
 }
 END_TEST
@@ -556,7 +607,7 @@ static void uring_openat(const char *func, char *mode)
 		say_skip("SKIP %s: io_uring is %s here\n", func, v);
 		return;
 	}
-	ck_assert_str_eq(v, "EACCES");
+	expect(v, "EACCES");
 	SAW("openat EACCES");
 }
 
@@ -592,7 +643,7 @@ START_TEST(test_uring_renameat)
 		say_skip("SKIP %s: io_uring is %s here\n", __func__, v);
 		return;
 	}
-	ck_assert_str_eq(v, "EACCES");
+	expect(v, "EACCES");
 	SAW("renameat EACCES");
 	secret_intact();
 }
@@ -1007,6 +1058,57 @@ Suite *suite_escape(void)
 	tcase_add_test(tc, test_hard_link_expanded_alias);
 	tcase_add_test(tc, test_limit_hard_link_granted);
 	tcase_add_test(tc, test_hard_link_expanded_denied_name);
+	tcase_add_test(tc, test_bind_mount_subdir_denied_name);
+	suite_add_tcase(su, tc);
+	/* The same attempts against the denial hidden; not what the expanded
+	 * way alone has (a frozen directory, and its documented limits:
+	 * inotify's names, chmod, hard links in a listed directory), whose
+	 * hidden answers check_hide.c holds. */
+	tc = tcase_create("attempts-hidden");
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup_hidden, teardown);
+	tcase_add_test(tc, test_symlink_beside_before);
+	tcase_add_test(tc, test_symlink_up_before);
+	tcase_add_test(tc, test_symlink_granted_during);
+	tcase_add_test(tc, test_symlink_up_during);
+	tcase_add_test(tc, test_symlink_plant_during);
+	tcase_add_test(tc, test_proc_self_root);
+	tcase_add_test(tc, test_proc_parent_root);
+	tcase_add_test(tc, test_proc_parent_cwd);
+	tcase_add_test(tc, test_proc_parent_fd);
+	tcase_add_test(tc, test_leaked_granted_dirfd);
+	tcase_add_test(tc, test_leaked_denied_dirfd_opens);
+	tcase_add_test(tc, test_devfd_reopen);
+	tcase_add_test(tc, test_dotdot_from_sibling);
+	tcase_add_test(tc, test_cwd_action_inside);
+	tcase_add_test(tc, test_chdir_inside);
+	tcase_add_test(tc, test_rename_into);
+	tcase_add_test(tc, test_rename_out);
+	tcase_add_test(tc, test_link_into);
+	tcase_add_test(tc, test_link_out);
+	tcase_add_test(tc, test_exchange_files);
+	tcase_add_test(tc, test_exchange_dirs);
+	tcase_add_test(tc, test_exec_inside);
+	tcase_add_test(tc, test_exec_opath);
+	tcase_add_test(tc, test_exec_loader);
+	tcase_add_test(tc, test_userns_bind_mount);
+	tcase_add_test(tc, test_userns_open_tree);
+	tcase_add_test(tc, test_nested_sbxrun);
+	tcase_add_test(tc, test_nested_spawn);
+	tcase_add_test(tc, test_uring_openat);
+	tcase_add_test(tc, test_uring_openat_async);
+	tcase_add_test(tc, test_uring_openat_sqpoll);
+	tcase_add_test(tc, test_uring_renameat);
+	tcase_add_test(tc, test_ptrace_parent);
+	tcase_add_test(tc, test_parent_mem);
+	tcase_add_test(tc, test_pidfd_getfd);
+	tcase_add_test(tc, test_process_vm_readv);
+	tcase_add_test(tc, test_opath_reopen);
+	tcase_add_test(tc, test_openat2_resolve);
+	tcase_add_test(tc, test_file_handle);
+	tcase_add_test(tc, test_file_handle_disconnected);
+	tcase_add_test(tc, test_truncate);
+	tcase_add_test(tc, test_mknod);
 	tcase_add_test(tc, test_bind_mount_subdir_denied_name);
 	suite_add_tcase(su, tc);
 	suite_add_tcase(su, tcase_escape_world());

@@ -149,6 +149,7 @@ START_TEST(test_explain_denial)
 
 	REQUIRE_LANDLOCK();
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	x = explained(&s, t.secret, SBX_REASON_DENIED, t.other);
 	ck_assert_int_eq(x.access, 0);
@@ -189,7 +190,8 @@ START_TEST(test_explain_denial)
 
 	/* Listable: the frozen directory lists, and nothing more. */
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
-	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_LISTABLE), 0);
+	expand_way(&s);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_LISTABLE | SBX_SCOPE_EXPAND), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	x = explained(&s, t.projects, SBX_REASON_FROZEN, t.other);
 	ck_assert_int_eq(x.access, SBX_ACCESS_LIST);
@@ -261,6 +263,7 @@ START_TEST(test_explain_dropped_and_left_out)
 	write_file(linked, "two names\n", 0644);
 	ck_assert_int_eq(link(linked, link2), 0);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	x = explained(&s, linked, SBX_REASON_DROPPED, linked);
 	ck_assert_int_eq(x.error, EMLINK);
@@ -275,6 +278,7 @@ START_TEST(test_explain_dropped_and_left_out)
 	 * symlink into the denial re-admits nothing. */
 	ck_assert_int_eq(symlink(t.other, via), 0);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/"), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.third), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
@@ -284,7 +288,7 @@ START_TEST(test_explain_dropped_and_left_out)
 	x = explained(&s, t.secret, SBX_REASON_DENIED, t.other);
 	ck_assert_ptr_nonnull(strstr(x.message, "not re-admitting"));
 	/* Under SBX_SCOPE_STRICT, no child would run at all. */
-	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_STRICT), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_STRICT | SBX_SCOPE_EXPAND), 0);
 	ck_assert_int_eq(sbx_scopeattr_explain(&s, t.secret, &x), 0);
 	ck_assert_int_eq(x.reason, SBX_REASON_REFUSED);
 	ck_assert_int_eq(x.error, EINVAL);
@@ -354,7 +358,7 @@ START_TEST(test_explain_sbxrun)
 	char *out;
 
 	REQUIRE_LANDLOCK();
-	ck_assert_int_eq(run_scoped(NULL, ARGV(SBXRUN, "--deny", t.other, "--explain", t.projects,
+	ck_assert_int_eq(run_scoped(NULL, ARGV(SBXRUN, "--expand", "--deny", t.other, "--explain", t.projects,
 	                                       t.secret, (char *)join(t.mine, "file")),
 	                            &out), 0);
 	ck_assert_msg(lines_count(out) == 3, "%s", out);

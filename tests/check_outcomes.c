@@ -94,6 +94,7 @@ START_TEST(test_dropped_grant_vanished)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 	/* third vanishes after its directory was listed, before it is opened. */
 	seen.when = t.projects;
 	seen.remove = t.third;
@@ -163,6 +164,7 @@ START_TEST(test_run_proof_exchange)
 	tree_make(&t);
 	age();
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 	seen.when = t.projects;
 	seen.swap = t.third;
 	seen.swap_with = t.other;
@@ -187,6 +189,7 @@ START_TEST(test_run_proof_mount)
 	tree_make(&t);
 	age();
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 	seen.when = t.projects;
 	seen.bind = t.other;
 	seen.bind_onto = t.third;
@@ -239,6 +242,7 @@ START_TEST(test_dropped_grant_add_rule_error)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 	argv[2] = (char *)t.secret;
 	/* Every rule refused by the kernel (a filter says EPERM to
 	 * landlock_add_rule): each grant is dropped, the ruleset is kept, and
@@ -328,6 +332,7 @@ START_TEST(test_dropped_grant_descriptor_limit)
 
 		/* A new scope each time: nothing cached, every grant opened. */
 		scope_make(&s, &seen, deep);
+		expand_way(&s);
 		leave_free(spare);
 		err = sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ);
 		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
@@ -390,6 +395,7 @@ START_TEST(test_run_proof_mount_short)
 		int err;
 
 		scope_make(&s, &seen, t.other);
+		expand_way(&s);
 		seen.when = t.projects;
 		seen.bind = t.other;
 		seen.bind_onto = t.third;
@@ -433,6 +439,7 @@ START_TEST(test_descriptors_short_moved_away)
 	ck_assert_int_eq(mkdir(deny_x, 0755) | mkdir(deny_y, 0755), 0);
 	write_file(beside_y, "beside\n", 0644);
 	scope_make(&s, &seen, deny_x);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, deny_y), 0);
 	seen.when = x;
 	seen.remove = x;
@@ -693,6 +700,7 @@ START_TEST(test_bind_mount_alias)
 	ck_assert_int_eq(mount(t.projects, up, NULL, MS_BIND, NULL), 0);
 	ck_assert_int_eq(mount(t.other, inside, NULL, MS_BIND, NULL), 0);
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 
 	/* The denied name stays denied: a grant on a second name in an
 	 * expanded directory would have landed on the same inode. */
@@ -718,6 +726,7 @@ START_TEST(test_bind_mount_alias)
 
 	/* Denying every name closes it, quietly. */
 	scope_make(&s, &seen, t.other);
+	expand_way(&s);
 	sbx_scopeattr_adddeny(&s, inside);
 	ck_assert_int_eq(run_scoped(&s, argv, &out), 1);
 	free(out);
@@ -920,6 +929,7 @@ START_TEST(test_forged_log_line)
 	ck_assert_int_eq(link(forged, join(t.mine, "l1")), 0);
 	ck_assert_int_eq(link(forged, bad), 0);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0); /* the default logger */
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	dup2(fd, 2);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ), 0);

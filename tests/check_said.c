@@ -307,7 +307,8 @@ START_TEST(test_said_home_frozen)
 	for (int listable = 0; listable < 2; listable++) {
 		memset(&seen, 0, sizeof(seen));
 		scope_new(&s);
-		ck_assert_int_eq(sbx_scopeattr_setflags(&s, listable ? SBX_SCOPE_LISTABLE : 0), 0);
+		expand_way(&s);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, (listable ? SBX_SCOPE_LISTABLE : 0) | SBX_SCOPE_EXPAND), 0);
 		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 		ck_assert_int_eq(spawn_in(&s, t.mine, env), 0);
 		ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
@@ -330,6 +331,7 @@ START_TEST(test_said_home_frozen)
 	/* Working in it as well: one line, for both. */
 	memset(&seen, 0, sizeof(seen));
 	scope_new(&s);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(spawn_in(&s, t.projects, env), 0);
 	ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
@@ -343,6 +345,7 @@ START_TEST(test_said_home_frozen)
 	memset(&seen, 0, sizeof(seen));
 	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=/usr");
 	scope_new(&s);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.top), 0);
 	ck_assert_int_eq(spawn_in(&s, "/usr", env), 0);
 	ck_assert_msg(!seen.count[SBX_EVENT_FROZEN], "%s", seen.text[SBX_EVENT_FROZEN]);
@@ -448,7 +451,7 @@ START_TEST(test_said_sbxrun_home)
 
 	REQUIRE_LANDLOCK();
 	for (int i = 0; i < 2; i++) {
-		snprintf(cmd, sizeof(cmd), "cd %s && HOME=%s exec %s --deny %s -- ls %s", where[i],
+		snprintf(cmd, sizeof(cmd), "cd %s && HOME=%s exec %s --expand --deny %s -- ls %s", where[i],
 		         t.projects, SBXRUN, t.other, t.projects);
 		ck_assert_int_ne(run_scoped(NULL, ARGV("/bin/sh", "-c", cmd), &out), 0);
 		ck_assert_msg(lines_with(out, "is frozen") == 1, "%s", out);

@@ -30,7 +30,9 @@ START_TEST(test_api_errors)
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, ""), ENOENT);
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, NULL), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/nonexistent/but/fine"), 0);
-	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0x2000), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0x8000), EINVAL);
+	/* Hiding demanded and refused at once: no way is left. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE), 0);
 	ck_assert_int_eq(sbx_scopeattr_getflags(&s, &v), 0);
 	ck_assert_int_eq(v, SBX_SCOPE_REQUIRE);
@@ -109,6 +111,7 @@ START_TEST(test_compile_once_snapshot)
 	snprintf(late, sizeof(late), "%s/late", top);
 	mkdir(denied, 0755);
 	sbx_scopeattr_init(&s);
+	expand_way(&s);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
 	sbx_scopeattr_adddeny(&s, denied);
 	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
@@ -178,6 +181,7 @@ START_TEST(test_fresh_reuse_is_exact)
 	REQUIRE_LANDLOCK();
 	tree_make(&t);
 	sbx_scopeattr_init(&s);
+	expand_way(&s);
 	sbx_scopeattr_setlogger(&s, count_listings, NULL);
 	sbx_scopeattr_adddeny(&s, t.other);
 	/* Reused while nothing it read has changed ... */
@@ -209,6 +213,7 @@ START_TEST(test_fresh_reuse_is_exact)
 	ck_assert_int_eq(symlink(t.third, linkpath), 0);
 	sbx_scopeattr_destroy(&s);
 	sbx_scopeattr_init(&s);
+	expand_way(&s);
 	sbx_scopeattr_setlogger(&s, count_listings, NULL);
 	sbx_scopeattr_adddeny(&s, linkpath);
 	ck_assert_msg(settle(&s, join(t.mine, "file")), "a compile was never reused");
@@ -238,6 +243,7 @@ START_TEST(test_fresh_reuse_sees_mounts)
 	tree_make(&t);
 	write_file(join(src, "mounted"), "m\n", 0644);
 	sbx_scopeattr_init(&s);
+	expand_way(&s);
 	sbx_scopeattr_setlogger(&s, count_listings, NULL);
 	sbx_scopeattr_adddeny(&s, t.other);
 	ck_assert_msg(settle(&s, join(t.third, "file")), "a compile was never reused");

@@ -101,6 +101,7 @@ START_TEST(test_listable)
 
 	REQUIRE_LANDLOCK();
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	/* By default the ancestors of a denial cannot be listed. */
 	ck_assert_int_eq(run(&s, ARGV(FSOP, "list", "/"), &out), 1);
@@ -109,6 +110,7 @@ START_TEST(test_listable)
 	/* Listable: / and the way down list; the denied directory's names
 	 * show, its contents never. */
 	scope_new(&s, SBX_SCOPE_LISTABLE);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(run(&s, ARGV("/bin/ls", "/"), &out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "usr"));
@@ -137,6 +139,7 @@ START_TEST(test_nested_scopes)
 
 	REQUIRE_LANDLOCK();
 	scope_new(&s, SBX_SCOPE_LISTABLE);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	/* Two levels: the outer denial and the inner one both hold. */
 	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", mf), &out), 0);
@@ -164,6 +167,7 @@ START_TEST(test_nested_scopes)
 	 * what the outer one froze is refused at compile time, saying why and
 	 * what to do: never a child that cannot execute. */
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(run(&s, ARGV(NESTED, "-d", t.third, FSOP, "read", mf), &out), 125);
 	ck_assert_ptr_nonnull(strstr(out, "not run: the Landlock domain this process runs in forbids "
@@ -191,6 +195,7 @@ START_TEST(test_frozen_announced)
 	snprintf(var, sizeof(var), "TMPDIR=%s", t.projects);
 	env[0] = var;
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), env), 0);
 	wait_status(pid);
@@ -206,6 +211,7 @@ START_TEST(test_frozen_announced)
 	/* The working directory a chdir action gives the child. */
 	memset(&seen, 0, sizeof(seen));
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	sbx_file_actions_init(&fa);
 	sbx_file_actions_addchdir(&fa, t.projects);
@@ -222,6 +228,7 @@ START_TEST(test_frozen_announced)
 	ck_assert_int_eq(chdir(t.projects), 0);
 	memset(&seen, 0, sizeof(seen));
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
 	wait_status(pid);
@@ -231,6 +238,7 @@ START_TEST(test_frozen_announced)
 	sbx_scopeattr_destroy(&s);
 	memset(&seen, 0, sizeof(seen));
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.top), 0);
 	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, ARGV("true"), environ), 0);
 	wait_status(pid);
@@ -246,11 +254,11 @@ START_TEST(test_frozen_announced)
 		const char *out;
 
 		mkdir(tmp, 0755);
-		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --deny %s -- mktemp", t.projects,
-		         SBXRUN, t.other);
+		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --expand --deny %s -- mktemp",
+		         t.projects, SBXRUN, t.other);
 		ck_assert_int_eq(run(NULL, ARGV("/bin/sh", "-c", cmd), &out), 1);
-		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --tmpdir %s --deny %s -- mktemp",
-		         t.projects, SBXRUN, tmp, t.other);
+		snprintf(cmd, sizeof(cmd), "TMPDIR=%s exec %s --quiet --expand --tmpdir %s --deny %s -- "
+		         "mktemp", t.projects, SBXRUN, tmp, t.other);
 		ck_assert_int_eq(run(NULL, ARGV("/bin/sh", "-c", cmd), &out), 0);
 		ck_assert_int_eq(strncmp(out, tmp, strlen(tmp)), 0);
 	}
@@ -371,6 +379,7 @@ START_TEST(test_compile_error_names_path)
 
 	REQUIRE_LANDLOCK();
 	scope_new(&s, 0);
+	expand_way(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	was = rl;
@@ -518,6 +527,7 @@ START_TEST(test_busy_dir_between_spawns)
 	for (int i = 0; i < 8; i++)
 		write_file(join(busy, fmt_cmd("f%d", i)), fmt_cmd("file %d\n", i), 0644);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	expand_way(&s);
 	sbx_scopeattr_setlogger(&s, count_compiles, NULL);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, denied), 0);
 	ck_assert_int_eq(run(&s, ARGV("/bin/cat", (char *)join(busy, "f0")), &out), 0);

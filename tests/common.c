@@ -321,6 +321,26 @@ int mutate_filter(long nr, bool only_with_program)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ? errno : 0;
 }
 
+int mutate_hiding(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 0, 3),
+		/* mount(source, target, type, flags, data): the flags' low word. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MS_SILENT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+
+	if (!syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return 0;
+	if (prctl_no_new_privs())
+		return errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ? errno : 0;
+}
+
 int prctl_no_new_privs(void)
 {
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
@@ -533,4 +553,68 @@ void tree_free(struct tree *t)
 {
 	rm_rf(t->top);
 	free(t->top);
+}
+
+void expand_way(sbx_scopeattr_t *scope)
+{
+	int flags = 0;
+
+	ck_assert_int_eq(sbx_scopeattr_getflags(scope, &flags), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_EXPAND), 0);
+}
+
+bool hidden_way(void)
+{
+	sbx_outcome_t oc;
+
+	return sbx_outcome_get(&oc) == 0 && oc.hidden > 0;
+}
+
+bool denied_verdict(const char *v)
+{
+	static const char *const hidden[] = { "EACCES", "ENOENT", "EROFS", "EBUSY", "EPERM", "EXDEV" };
+
+	if (!strcmp(v, "EACCES"))
+		return true;
+	for (size_t i = 0; hidden_way() && i < sizeof(hidden) / sizeof(hidden[0]); i++)
+		if (!strcmp(v, hidden[i]))
+			return true;
+	return false;
+}
+
+struct hiding_said {
+	char why[1024];
+};
+
+static void on_hiding(const sbx_event_t *ev, void *arg)
+{
+	struct hiding_said *h = arg;
+
+	if (ev->kind == SBX_EVENT_HIDING && !h->why[0])
+		snprintf(h->why, sizeof(h->why), "%s", ev->message);
+}
+
+bool can_hide(const char *test)
+{
+	struct hiding_said said = { "" };
+	char *top = make_tmpdir(), *argv[] = { "true", NULL };
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	pid_t pid;
+	int err;
+
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setlogger(&s, on_hiding, &said);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, top), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_HIDE), 0);
+	if (!(err = sbx_posix_spawn(&pid, "/bin/true", NULL, NULL, &s, argv, environ)))
+		wait_status(pid);
+	sbx_scopeattr_destroy(&s);
+	rm_rf(top);
+	free(top);
+	if (!err && sbx_outcome_get(&oc) == 0 && oc.hidden == 1)
+		return true;
+	say_skip("SKIP %s (hidden): no denial can be hidden here: %s\n", test,
+	         said.why[0] ? said.why : sbx_strerror(err));
+	return false;
 }

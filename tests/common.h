@@ -117,6 +117,26 @@ int prctl_no_new_privs(void);
  * nothing, for this process and its children; with only_with_program, only
  * where its third argument is not NULL.  0, or the errno. */
 int mutate_filter(long nr, bool only_with_program);
+/* The runner's "hide" mutation: mount(2) with MS_SILENT, which the library
+ * alone says (lib/cover.c: the child's covers, pins and private mounts),
+ * returns 0 and does nothing.  0, or the errno. */
+int mutate_hiding(void);
+
+/* The scope made to expand every denial (SBX_SCOPE_EXPAND, added to its
+ * flags): a test of the walk that lists the directories above a denial,
+ * and of what a child meets there (frozen directories, "Permission
+ * denied"), whichever way the library takes by default. */
+void expand_way(sbx_scopeattr_t *scope);
+/* Whether this thread's last spawn hid a denial (sbx_outcome_t.hidden). */
+bool hidden_way(void);
+/* Whether a denial can be hidden here (a spawn under SBX_SCOPE_HIDE tries);
+ * where not, a SKIP line says why for the part of test that needs it. */
+bool can_hide(const char *test);
+/* Whether v, the verdict of an attempt on a denied path, is a denial:
+ * EACCES, Landlock's; and where this thread's last spawn hid the denial,
+ * the cover's too: ENOENT (root sees an empty directory), EROFS, EBUSY (a
+ * mount point), EPERM (a mount refused), EXDEV (a move across mounts). */
+bool denied_verdict(const char *v);
 
 /* Whether uid and gid 65534 may execute path (every directory above it
  * searchable by them); where they may not (a build tree in a 0700 home,

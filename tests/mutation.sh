@@ -3,8 +3,9 @@
 # The suite against a library that protects nothing: run with Landlock
 # switched off underneath it (landlock_restrict_self returns 0 and does
 # nothing), then with the library's seccomp filters switched off (seccomp's
-# SET_MODE_FILTER of a program returns 0), each by a filter of the
-# runner's own (tests/runner.c, SBX_TEST_MUTATE).  Every test listed for
+# SET_MODE_FILTER of a program returns 0), then with a hidden denial's
+# covers switched off (the library's mounts return 0), each by a filter of
+# the runner's own (tests/runner.c, SBX_TEST_MUTATE).  Every test listed for
 # that mutation in tests/mutations must fail, or say SKIP and why it cannot
 # tell here; a test that passes passes for a reason that is not the
 # library.  And every test that fails must be listed: a new test whose
@@ -19,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 
-for m in landlock seccomp; do
+for m in landlock seccomp hide; do
 	SBX_TEST_MUTATE=$m "$prog" > "$tmp/$m.log" 2>&1
 	if ! grep -q "^MUTATION: $m switched off" "$tmp/$m.log"; then
 		echo "mutation: $m: the suite did not run with it switched off:"

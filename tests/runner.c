@@ -87,11 +87,11 @@ fail:
 	exit(EXIT_FAILURE);
 }
 
-/* SBX_TEST_MUTATE=landlock or seccomp: the protection switched off under
- * the whole run, by a filter of the runner's own that makes its system
- * call return 0 and do nothing (landlock_restrict_self; seccomp's
+/* SBX_TEST_MUTATE=landlock, seccomp or hide: the protection switched off
+ * under the whole run, by a filter of the runner's own that makes its
+ * system call return 0 and do nothing (landlock_restrict_self; seccomp's
  * SET_MODE_FILTER with a program, which leaves the library's probe with a
- * NULL one as it was).  tests/mutation.sh runs the suite so and holds
+ * NULL one as it was; the mounts that hide a denial in the child).  tests/mutation.sh runs the suite so and holds
  * every test whose subject the protection is to failing (tests/mutations). */
 static void mutate(void)
 {
@@ -100,6 +100,16 @@ static void mutate(void)
 
 	if (!what || !*what)
 		return;
+	if (!strcmp(what, "hide")) {
+		if (mutate_hiding()) {
+			fprintf(stderr, "SBX_TEST_MUTATE=hide: the filter that switches it off could "
+			                "not be installed\n");
+			exit(EXIT_FAILURE);
+		}
+		printf("MUTATION: hide switched off under the whole run: the library's mounts "
+		       "(MS_SILENT) return 0 and do nothing\n");
+		return;
+	}
 	if (!strcmp(what, "landlock"))
 		nr = 446; /* landlock_restrict_self, the same in every ABI */
 	else if (!strcmp(what, "seccomp"))

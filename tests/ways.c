@@ -55,10 +55,13 @@ const char *ways_denied(void)
 	return denied;
 }
 
+int ways_scope_flags;
+
 static void scope_make(sbx_scopeattr_t *s)
 {
 	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(s, ways_denied()), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, ways_scope_flags), 0);
 	/* The notices (root, a frozen directory) are not the test's subject. */
 	ck_assert_int_eq(sbx_scopeattr_setevents(s, 0), 0);
 }

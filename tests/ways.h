@@ -49,6 +49,10 @@ struct way_result {
 	char *table_change;    /* the caller's descriptors after, beside before */
 };
 
+/* The flags of every scope the ways make (0: the library's default way of
+ * denying; SBX_SCOPE_EXPAND for a test of the expanded way). */
+extern int ways_scope_flags;
+
 #define ways_init(d) ways_init_(d, __func__)
 void ways_init_(struct ways *d, const char *test);
 void ways_destroy(struct ways *d);

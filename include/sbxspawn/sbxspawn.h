@@ -364,7 +364,8 @@ typedef struct sbx_outcome {
 	int controls;        /* the SBX_SCOPE_NO_* flags that were enforced, in full, and
 	                        SBX_SCOPE_LOG_DENIALS where the kernel logs */
 	int privilege;       /* SBX_PRIVILEGE_*: what the child kept */
-	unsigned hidden;     /* denials hidden in the child's own mount namespace */
+	unsigned hidden;     /* denials (and their second names) hidden in the child's own
+	                        mount namespace */
 	unsigned expanded;   /* denials expanded (the directories above them frozen) */
 	int __reserved[5];
 } sbx_outcome_t;

@@ -154,8 +154,17 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "symlink"))
 		return done(symlink(a, b));
 	if (!strcmp(op, "list")) {
+		/* The names to stderr, "entry NAME" ("." and ".." left out),
+		 * before the verdict. */
 		DIR *d = opendir(a);
-		int r = done(d ? 0 : -1);
+		struct dirent *e;
+		int r;
+
+		while (d && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				fprintf(stderr, "entry %s\n", e->d_name);
+		fflush(stderr);
+		r = done(d ? 0 : -1);
 		if (d)
 			closedir(d);
 		return r;
