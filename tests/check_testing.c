@@ -114,11 +114,14 @@ static void record(const sbx_event_t *ev, void *arg)
 	snprintf(s->path[ev->kind], sizeof(s->path[0]), "%s", ev->path ? ev->path : "");
 }
 
+/* The expanded way: the grants dropped here are those of the walk that
+ * lists the directories above a denial (a hidden one lists none). */
 static void scope_make(sbx_scopeattr_t *s, struct seen *seen, const char *deny)
 {
 	memset(seen, 0, sizeof(*seen));
 	ck_assert_int_eq(sbx_scopeattr_init(s), 0);
 	ck_assert_int_eq(sbx_scopeattr_setlogger(s, record, seen), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, SBX_SCOPE_EXPAND), 0);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(s, deny), 0);
 }
 
@@ -566,14 +569,14 @@ END_TEST
 START_TEST(test_drop_in_children)
 {
 	struct tree t;
-	char *argv[] = { SBXRUN, "--deny", NULL, "--", "cat", NULL, NULL };
+	char *argv[] = { SBXRUN, "--expand", "--deny", NULL, "--", "cat", NULL, NULL };
 	char *out;
 	int status;
 
 	sbx_ck_require_landlock();
 	tree_make(&t);
-	argv[2] = t.other;
-	argv[5] = t.third_file;
+	argv[3] = t.other;
+	argv[6] = t.third_file;
 	ck_assert_int_eq(sbx_testing_grant_drop(t.third, EPERM), 0);
 	/* A program started afterwards compiles its own scope: the same
 	 * filter, answered by this process. */
@@ -745,8 +748,8 @@ START_TEST(test_refusal_kinds)
 	 * sbxrun, which runs no child, writes the line itself. */
 	tree_make(&t);
 	{
-		char *nested[] = { SBXRUN, "--quiet", "--deny", t.other, "--", SBXRUN, "--deny",
-			           t.third, "--", "true", NULL };
+		char *nested[] = { SBXRUN, "--quiet", "--expand", "--deny", t.other, "--", SBXRUN,
+			           "--deny", t.third, "--", "true", NULL };
 		/* sbxrun names its own option. */
 		const char *remedy = " (make the enclosing scope listable, with --listable)";
 		int status;

@@ -41,6 +41,7 @@ Suite *suite_system(void);
 Suite *suite_said(void);
 Suite *suite_explain(void);
 Suite *suite_denials(void);
+Suite *suite_hide(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

@@ -70,6 +70,8 @@ extern char **environ;
 #define SBX_SCOPE_SHARE_KEYRINGS 0x400
 #define SBX_SCOPE_TUNE_PROCESSES 0x800
 #define SBX_SCOPE_LOG_DENIALS 0x1000
+#define SBX_SCOPE_HIDE 0x2000
+#define SBX_SCOPE_EXPAND 0x4000
 #define SBX_TCP_BIND 0x1
 #define SBX_TCP_CONNECT 0x2
 #define SBX_DENY 1
@@ -81,7 +83,7 @@ enum sbx_event_kind {
 	SBX_EVENT_DROPPED = 1, SBX_EVENT_UNCONFINED, SBX_EVENT_IGNORED_DENY, SBX_EVENT_ALIAS,
 	SBX_EVENT_REFUSED, SBX_EVENT_EXPAND, SBX_EVENT_DOWNGRADED, SBX_EVENT_PRIVILEGED,
 	SBX_EVENT_FROZEN, SBX_EVENT_FAILED, SBX_EVENT_VANISHED, SBX_EVENT_IGNORED_LINK,
-	SBX_EVENT_LIST, SBX_EVENT_ENV
+	SBX_EVENT_LIST, SBX_EVENT_ENV, SBX_EVENT_HIDING
 };
 #define SBX_EVENT_BIT(kind) (1u << (kind))
 #define SBX_EVENTS_ALL 0xffffffffu
@@ -110,6 +112,7 @@ typedef struct sbx_outcome {
 	unsigned rules, dropped;
 	const char *const *dropped_paths;
 	int stage, action, error, controls, privilege;
+	unsigned hidden, expanded;
 } sbx_outcome_t;
 
 /* ---- file actions: posix_spawn's own ---------------------------------- */
@@ -237,12 +240,13 @@ typedef struct sbx_scopeattr {
 	void *__logger_arg;
 } sbx_scopeattr_t;
 
-#define SBX_OPTIONAL_FLAGS 0x1fff
+#define SBX_OPTIONAL_FLAGS 0x7fff
 #define SBX_OPTIONAL_CONTROLS (SBX_OPTIONAL_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | \
                                                      SBX_SCOPE_LISTABLE |                    \
                                                      SBX_SCOPE_SHARE_KEYRINGS |              \
                                                      SBX_SCOPE_TUNE_PROCESSES |              \
-                                                     SBX_SCOPE_LOG_DENIALS))
+                                                     SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | \
+                                                     SBX_SCOPE_EXPAND))
 
 static inline void sbx_optional_say(const sbx_scopeattr_t *s, int kind, int err,
                                     const char *path, const char *path2, const char *message)
@@ -324,7 +328,8 @@ static inline int sbx_scopeattr_setlabel(sbx_scopeattr_t *scope, int what, const
 }
 static inline int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
-	if (!scope->__init || (flags & ~SBX_OPTIONAL_FLAGS))
+	if (!scope->__init || (flags & ~SBX_OPTIONAL_FLAGS) ||
+	    (flags & (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND)) == (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND))
 		return EINVAL;
 	scope->__flags = flags;
 	return 0;

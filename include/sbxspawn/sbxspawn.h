@@ -120,10 +120,11 @@ typedef struct sbx_scopeattr {
  * By default each denial is hidden where the child can have a mount
  * namespace of its own: covered there by an empty mount, under the
  * Landlock domain, and nothing above it freezes; elsewhere it is expanded
- * (every directory above it frozen).  The two flags force one way. */
-#define SBX_SCOPE_HIDE 0x2000   /* every denial hidden, or nothing runs (EINVAL, after an
-                                   SBX_EVENT_HIDING event saying why) */
-#define SBX_SCOPE_EXPAND 0x4000 /* every denial expanded: no mount namespace */
+ * (every directory above it frozen).  The two flags force one way: every
+ * denial hidden, or nothing runs (EINVAL, after an SBX_EVENT_HIDING event
+ * saying why); every denial expanded, no mount namespace made. */
+#define SBX_SCOPE_HIDE 0x2000
+#define SBX_SCOPE_EXPAND 0x4000
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1
