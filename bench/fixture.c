@@ -152,7 +152,7 @@ void make_fixture(void)
 
 /* ---- scopes ------------------------------------------------------------ */
 
-void scope_make(sbx_scopeattr_t *s, char *const *deny, int n, bool compile)
+void scope_make_way(sbx_scopeattr_t *s, char *const *deny, int n, bool compile, int flags)
 {
 	int err = sbx_scopeattr_init(s);
 
@@ -160,8 +160,15 @@ void scope_make(sbx_scopeattr_t *s, char *const *deny, int n, bool compile)
 		err = sbx_scopeattr_adddeny(s, deny[i]);
 	if (!err)
 		err = sbx_scopeattr_setlogger(s, quiet_logger, NULL);
+	if (!err)
+		err = sbx_scopeattr_setflags(s, flags);
 	if (!err && compile)
 		err = sbx_scopeattr_compile(s);
 	if (err)
 		die("scope: %s", sbx_strerror(err));
+}
+
+void scope_make(sbx_scopeattr_t *s, char *const *deny, int n, bool compile)
+{
+	scope_make_way(s, deny, n, compile, SBX_SCOPE_EXPAND);
 }

@@ -29,6 +29,11 @@ void make_fixture(void);
 extern char *deny_home[4];
 extern char *deny_wide[1];
 
+/* A scope of the n denials, compiled once where asked: scope_make's
+ * expanded (SBX_SCOPE_EXPAND: the walk the compile, reuse and scale
+ * sections measure), scope_make_way's with the flags given (0: hidden
+ * where the child can). */
 void scope_make(sbx_scopeattr_t *s, char *const *deny, int n, bool compile);
+void scope_make_way(sbx_scopeattr_t *s, char *const *deny, int n, bool compile, int flags);
 
 #endif

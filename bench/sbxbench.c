@@ -9,7 +9,7 @@
  * measured in this very run.  Targets are printed as PASS or MISS; a miss
  * never fails the run.
  *
- * Sections (BENCH_ONLY=spawn,memory,threads,reuse,churn,compile,newscope,
+ * Sections (BENCH_ONLY=spawn,hide,memory,threads,reuse,churn,compile,newscope,
  * scale picks some):
  *   spawn    spawn-and-wait of /bin/true, every way of doing it
  *   memory   spawn latency from a parent with a small heap and with 1 GiB
@@ -73,7 +73,8 @@ int main(int argc, char **argv)
 	scope_make(&home_fresh, deny_home, 4, false);
 	scope_make(&home_once, deny_home, 4, true);
 	scope_make(&home_kept, deny_home, 4, false);
-	if (sbx_scopeattr_setflags(&home_kept, SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES) ||
+	if (sbx_scopeattr_setflags(&home_kept, SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |
+	                                       SBX_SCOPE_EXPAND) ||
 	    sbx_scopeattr_compile(&home_kept))
 		die("the scope that keeps keyrings and processes");
 	scope_make(&wide_fresh, deny_wide, 1, false);
@@ -84,6 +85,12 @@ int main(int argc, char **argv)
 
 	if (wanted("spawn"))
 		spawn_section();
+	if (wanted("hide")) {
+		if (abi)
+			hide_section();
+		else
+			printf("\nhidden denials: skipped, this kernel has no Landlock\n");
+	}
 	if (wanted("memory"))
 		memory_section();
 	if (wanted("threads"))

@@ -31,6 +31,8 @@
 #define TARGET_SCALE 1.5    /* compile of N configured paths, against the floor */
 #define TARGET_BYTES 300.0  /* heap a scope and its compile keep, per configured path */
 #define TARGET_SLOPE 1.0    /* a new scope per spawn: posix_spawns added per 1,000 rules */
+#define TARGET_HIDE 1.15    /* a hidden denial compiled once, against posix_spawn */
+#define TARGET_HIDE_FLAT 1.05 /* hidden beside 1,000 entries, against beside 60 */
 
 extern char *child_env[];
 
@@ -67,6 +69,8 @@ enum {
 extern struct variant spawn_rows[V_COUNT];
 
 void setup_spawn_rows(void);
+/* hide.c: the hidden way beside the expanded one. */
+void hide_section(void);
 /* sample.c: the kernel's own sample launcher given the grants of deny as
  * an allow list, or v->skip saying why not. */
 void setup_sample(struct variant *v, char *const *deny, int n);

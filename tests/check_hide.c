@@ -326,6 +326,33 @@ START_TEST(test_hide_ancestor_pinned)
 }
 END_TEST
 
+/* A cover that silently does not happen (here: every mount of the
+ * library's made to return 0 and do nothing, as the suite's "hide"
+ * mutation does) is caught by the child itself, which looks for it: the
+ * spawn is refused, never run with the denial in reach; expanded, the
+ * same spawn is Landlock's, and refused there. */
+START_TEST(test_hide_cover_checked)
+{
+	sbx_scopeattr_t s;
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	ck_assert_int_eq(mutate_hiding(), 0);
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), &out), -1000 - SBX_EREFUSED);
+	ck_assert_msg(strstr(out, "its denials could not be hidden") && !strstr(out, SECRET), "%s",
+	              out);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	scope_deny(&s, ssh, SBX_SCOPE_EXPAND);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
+	sbx_scopeattr_destroy(&s);
+	secret_intact();
+}
+END_TEST
+
 /* ---- 4. what the child holds from before its namespace ---------------------- */
 
 struct extra {
@@ -665,6 +692,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_cover_stays);
 	tcase_add_test(tc, test_hide_later_mount);
 	tcase_add_test(tc, test_hide_ancestor_pinned);
+	tcase_add_test(tc, test_hide_cover_checked);
 	tcase_add_test(tc, test_hide_held_working_directory);
 	tcase_add_test(tc, test_hide_held_descriptors);
 	tcase_add_test(tc, test_hide_ways);

@@ -327,13 +327,19 @@ struct call {
 	int way;
 	const char *command;
 	int status;
+	const char *ready; /* the FIFO the command opens once it runs */
 };
 
 static void *call_thread(void *arg)
 {
 	struct call *c = arg;
+	int fd;
 
 	c->status = way(c->way, c->command);
+	/* A command that never ran never opens ready: its reader, opened
+	 * and left with nothing, reads nothing instead of waiting for good. */
+	if (c->ready && (fd = open(c->ready, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) >= 0)
+		close(fd);
 	return NULL;
 }
 
@@ -383,7 +389,7 @@ START_TEST(test_concurrent_calls)
 	REFERENCE();
 	waiting_command(ready, go, command, "", "exit 5");
 	for (int w = ref; w < WAYS; w++) {
-		struct call first = { .way = w, .command = command };
+		struct call first = { .way = w, .command = command, .ready = ready };
 		pthread_t thread;
 
 		ck_assert_int_eq(pthread_create(&thread, NULL, call_thread, &first), 0);
@@ -410,7 +416,7 @@ START_TEST(test_cancelled)
 	REFERENCE();
 	waiting_command(ready, go, command, "$$", "exit 0");
 	for (int w = ref; w < WAYS; w++) {
-		struct call c = { .way = w, .command = command };
+		struct call c = { .way = w, .command = command, .ready = ready };
 		pthread_t thread;
 		void *ret = NULL;
 		pid_t shell;

@@ -49,7 +49,12 @@ for m in landlock seccomp hide; do
 			status=1
 		fi
 	done < "$tmp/listed"
-	while read -r t; do
+	# With the covers switched off, every hidden spawn is refused: the
+	# child looks for its covers (test_hide_cover_checked).  Tests that
+	# spawn fail there for that reason, whatever their subject: only the
+	# listed ones (the hiding's own, and the escape attempts against a
+	# hidden denial) are held to failing.
+	while [ "$m" != hide ] && read -r t; do
 		if ! grep -qx "$t" "$tmp/listed"; then
 			echo "mutation: $m: $t fails with $m switched off and is not listed in tests/mutations:" \
 				"add it if its subject is $m, else it fails for a reason of its own:"

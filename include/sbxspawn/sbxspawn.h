@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define SBX_VERSION_MAJOR 0
-#define SBX_VERSION_MINOR 4
+#define SBX_VERSION_MINOR 5
 
 /* ------------------------------------------------------------------------
  * Error numbers and exit status

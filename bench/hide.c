@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hide section: denials hidden in the child's own mount namespace
+ * beside the same denials expanded, compiled once and new at each spawn,
+ * against posix_spawn in the same rounds; and one hidden denial beside 60
+ * entries and beside 1,000, whose cost must not grow with them (nothing
+ * above a hidden denial is listed).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "fixture.h"
+#include "sections.h"
+
+enum { H_POSIX, H_EXP_ONCE, H_HIDE_ONCE, H_EXP_NEW, H_HIDE_NEW, H_ONE_60, H_ONE_1000, H_COUNT };
+
+static sbx_scopeattr_t hide_once, one_60, one_1000;
+
+static int spawn_hidden_new(const struct variant *v, pid_t *pid)
+{
+	sbx_scopeattr_t s;
+	int err;
+
+	scope_make_way(&s, v->deny, v->ndeny, false, 0);
+	err = sbx_posix_spawn(pid, v->argv[0], NULL, NULL, &s, v->argv, v->envp);
+	sbx_scopeattr_destroy(&s);
+	return err;
+}
+
+/* Hidden, or the row says why not (the scope fails where a denial cannot
+ * be hidden). */
+static void hidden(sbx_scopeattr_t *s, char *const *deny, int n, struct variant *v)
+{
+	scope_make_way(s, deny, n, false, SBX_SCOPE_HIDE);
+	if (sbx_scopeattr_compile(s))
+		snprintf(v->skip, sizeof(v->skip), "no denial can be hidden here (sbxrun --status)");
+}
+
+void hide_section(void)
+{
+	struct variant v[H_COUNT];
+	int n = rounds(300);
+	double x_hide, flat;
+	const char *vh = NULL, *vf = NULL;
+
+	v[H_POSIX] = spawn_rows[V_POSIX];
+	v[H_POSIX].t = v[H_POSIX].cpu = (struct samples){ 0 };
+	v[H_EXP_ONCE] = (struct variant){ .name = "x4 expanded: compiled once", .spawn = spawn_sbx,
+	                                  .scope = &home_once };
+	v[H_HIDE_ONCE] = (struct variant){ .name = "x4 hidden: compiled once", .spawn = spawn_sbx,
+	                                   .scope = &hide_once };
+	v[H_EXP_NEW] = (struct variant){ .name = "x4 expanded: new scope per spawn",
+	                                 .spawn = spawn_sbx_new, .deny = deny_home, .ndeny = 4 };
+	v[H_HIDE_NEW] = (struct variant){ .name = "x4 hidden: new scope per spawn",
+	                                  .spawn = spawn_hidden_new, .deny = deny_home, .ndeny = 4 };
+	v[H_ONE_60] = (struct variant){ .name = "x1 hidden beside 60 entries: once", .spawn = spawn_sbx,
+	                                .scope = &one_60 };
+	v[H_ONE_1000] = (struct variant){ .name = "x1 hidden beside 1,000 entries: once",
+	                                  .spawn = spawn_sbx, .scope = &one_1000 };
+	hidden(&hide_once, deny_home, 4, &v[H_HIDE_ONCE]);
+	hidden(&one_60, &deny_home[3], 1, &v[H_ONE_60]);
+	hidden(&one_1000, deny_wide, 1, &v[H_ONE_1000]);
+	for (int i = 1; i < H_COUNT; i++) {
+		v[i].argv = v[H_POSIX].argv;
+		v[i].envp = child_env;
+		if (!v[i].skip[0])
+			trial(&v[i]);
+	}
+	measure(v, H_COUNT, n);
+	printf("\nhidden denials beside expanded ones: spawn and wait of /bin/true, %d rounds,"
+	       " interleaved;\n  x posix is the median of the paired ratios, wall and processor"
+	       " time\n", n);
+	printf("  %-40s %8s %8s %7s %7s\n", "", "wall us", "cpu us", "x posix", "x cpu");
+	for (int i = 0; i < H_COUNT; i++) {
+		double x = paired(&v[i].t, &v[H_POSIX].t), xc = paired(&v[i].cpu, &v[H_POSIX].cpu);
+
+		if (v[i].skip[0]) {
+			printf("  %-40s %s\n", v[i].name, v[i].skip);
+			continue;
+		}
+		printf("  %-40s %8.1f %8.1f %6.3fx %6.3fx\n", v[i].name, median(&v[i].t) / 1e3,
+		       median(&v[i].cpu) / 1e3, x, xc);
+		csv_row(&(struct row){ .section = "hide", .name = v[i].name, .param = NAN,
+		                       .s = &v[i].t, .unit = "ns", .ratio = x,
+		                       .ratio_to = "posix_spawn (paired)", .rules = v[i].rules });
+	}
+	if (!v[H_HIDE_ONCE].skip[0]) {
+		x_hide = paired(&v[H_HIDE_ONCE].t, &v[H_POSIX].t);
+		vh = judge(x_hide, TARGET_HIDE, false,
+		           "4 hidden denials compiled once: %.3fx posix_spawn (<= %.2fx)", x_hide,
+		           TARGET_HIDE);
+		printf("  hidden, compiled once: %.3fx posix_spawn (<= %.2fx: %s)\n", x_hide,
+		       TARGET_HIDE, vh);
+	}
+	if (!v[H_ONE_60].skip[0] && !v[H_ONE_1000].skip[0]) {
+		flat = paired(&v[H_ONE_1000].t, &v[H_ONE_60].t);
+		vf = judge(flat, TARGET_HIDE_FLAT, false,
+		           "a hidden denial beside 1,000 entries: %.3fx one beside 60 (<= %.2fx)", flat,
+		           TARGET_HIDE_FLAT);
+		printf("  beside 1,000 entries against beside 60: %.3fx (<= %.2fx: %s)\n", flat,
+		       TARGET_HIDE_FLAT, vf);
+	}
+	for (int i = 0; i < H_COUNT; i++) {
+		free(v[i].t.v);
+		free(v[i].cpu.v);
+	}
+	sbx_scopeattr_destroy(&hide_once);
+	sbx_scopeattr_destroy(&one_60);
+	sbx_scopeattr_destroy(&one_1000);
+}
