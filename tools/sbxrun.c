@@ -330,6 +330,7 @@ static int status(int require)
 	printf("Landlock: not in this build (portable): commands run unconfined%s\n",
 	       require ? "; --require refuses them (status 125)" : "");
 	printf("controls enforceable: none\n");
+	printf("hiding: not in this build: nothing is denied\n");
 	return require ? EXIT_FAILED : 0;
 }
 #endif

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -312,10 +313,16 @@ static bool expanded(const struct model *m, const char *path)
 	return false;
 }
 
+/* What the grants give path, where no cover takes it away: a hidden
+ * denial's cover, in the child's own mount namespace, leaves nothing of
+ * what it covers (hide.c). */
 static uint64_t effective(const struct model *m, const char *path)
 {
 	uint64_t access = 0;
 
+	for (size_t i = 0; m->rs && i < m->rs->ncovers; i++)
+		if (covers(m->rs->covers[i].path, path))
+			return 0;
 	for (size_t i = 0; i < m->g->n; i++)
 		if (covers(m->g->v[i].path, path))
 			access |= m->g->v[i].access;
@@ -458,14 +465,31 @@ static bool named_otherwise(const struct sbx_scope *scope, dev_t dev, ino_t ino)
 	return false;
 }
 
+/* Whether a cover of the compile's is on grant g: on its very inode (the
+ * child covers that inode, or refuses to run where the cover's path names
+ * another: cover.c), or above the path it was granted at.  What a hidden
+ * denial holds is hidden whatever the grants beneath it, and a grant
+ * anywhere else is no more than the rest of the tree gets. */
+static bool covered(const struct sbx_ruleset *rs, const struct grant *g)
+{
+	for (size_t i = 0; rs && i < rs->ncovers; i++)
+		if ((makedev(rs->covers[i].dev_major, rs->covers[i].dev_minor) == g->dev &&
+		     rs->covers[i].ino == g->ino) ||
+		    covers(rs->covers[i].path, g->path))
+			return true;
+	return false;
+}
+
 /* Whatever raced, no inode a denied path named before it got a grant,
- * unless a path the scope grants names it too. */
-static void check_inodes(const struct sbx_scope *scope, const struct grants *g)
+ * unless a path the scope grants names it too, or a cover hides it. */
+static void check_inodes(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                         const struct grants *g)
 {
 	for (size_t i = 0; i < g->n; i++)
 		for (int k = 0; k < race.ndenied; k++)
 			if (g->v[i].dev == race.denied[k].st_dev && g->v[i].ino == race.denied[k].st_ino &&
-			    !named_otherwise(scope, g->v[i].dev, g->v[i].ino)) {
+			    !named_otherwise(scope, g->v[i].dev, g->v[i].ino) &&
+			    !covered(rs, &g->v[i])) {
 				fprintf(stderr, "UNSAFE after a race (%d: %s, %s): %s was granted %#llx, "
 				        "and is what a denied path named\n", race.kind, race.a, race.b,
 				        g->v[i].path, (unsigned long long)g->v[i].access);
@@ -482,7 +506,7 @@ static void race_kept(const struct sbx_scope *scope, struct grants *g)
 	struct stat now[8];
 	int n = 0;
 
-	if (sbx__scope_get(scope, false, &first))
+	if (sbx__scope_get(scope, false, false, &first))
 		return;
 	if (syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2 /* EXCHANGE */)) {
 		sbx__scope_put(first);
@@ -492,12 +516,13 @@ static void race_kept(const struct sbx_scope *scope, struct grants *g)
 		if (desired_mode(&(struct model){ .scope = scope }, scope->rules[i].path) == SBX_MODE_DENY &&
 		    lstat(scope->rules[i].path, &now[n]) == 0)
 			n++;
-	if (sbx__scope_get(scope, false, &then) == 0) {
+	if (sbx__scope_get(scope, false, false, &then) == 0) {
 		if (then == first)
 			for (size_t i = 0; i < g->n; i++)
 				for (int k = 0; k < n; k++)
 					if (g->v[i].dev == now[k].st_dev && g->v[i].ino == now[k].st_ino &&
-					    !named_otherwise(scope, g->v[i].dev, g->v[i].ino)) {
+					    !named_otherwise(scope, g->v[i].dev, g->v[i].ino) &&
+					    !covered(first, &g->v[i])) {
 						fprintf(stderr, "UNSAFE reuse after a swap (%s, %s): %s "
 						        "was granted %#llx, and a denied path names it now\n",
 						        race.a, race.b, g->v[i].path,
@@ -582,7 +607,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < g.n; i++)
 				fprintf(stderr, "grant %#llx %s (%llu)\n", (unsigned long long)g.v[i].access,
 				        g.v[i].path, (unsigned long long)g.v[i].ino);
-		check_inodes(attr.__scope, &g);
+		check_inodes(attr.__scope, &rs, &g);
 		if (race.kind == 1 && race.done)
 			syscall(SYS_renameat2, AT_FDCWD, race.a, AT_FDCWD, race.b, 2);
 	} else if (rs.confinement == SBX_OUTCOME_CONFINED || rs.confinement == SBX_OUTCOME_NARROWED) {
@@ -608,7 +633,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_resolution(attr.__scope, given);
 		walk(&m, root);
-		check_inodes(attr.__scope, &g);
+		check_inodes(attr.__scope, &rs, &g);
 	}
 	end_race();
 	sbx__ruleset_release(&rs);
