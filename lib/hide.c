@@ -200,11 +200,14 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 	if ((why = unhidable(h, r, left, &c))) {
 		if (implicit)
 			return false;
-		sbx__event_quiet(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
-		                 "%s is expanded, the directories above it frozen: %s%s", r->path, why,
-		                 h->scope->flags & SBX_SCOPE_HIDE ? "; SBX_SCOPE_HIDE: nothing runs" : "");
-		if (h->scope->flags & SBX_SCOPE_HIDE)
+		if (h->scope->flags & SBX_SCOPE_HIDE) {
+			sbx__event(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
+			           "%s cannot be hidden: %s; SBX_SCOPE_HIDE: nothing runs", r->path, why);
 			h->err = EINVAL;
+		} else {
+			sbx__event_quiet(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
+			                 "%s is expanded, the directories above it frozen: %s", r->path, why);
+		}
 		return false;
 	}
 	return !(h->err = add_cover(h, c));
@@ -370,7 +373,7 @@ bool sbx__hide_probe(char *why, size_t size)
 	struct { int err; const char *call; } r = { 0, "fork" };
 	int p[2], status = 0;
 	pid_t pid;
-	bool user;
+	bool user, answered = false;
 
 	if (sbx__hide_unavailable(NULL, why, size))
 		return false;
@@ -389,26 +392,38 @@ bool sbx__hide_probe(char *why, size_t size)
 		snprintf(why, size, "pipe: %s", strerror(errno));
 		return false;
 	}
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	/* No exit signal: a caller's SIGCHLD handler never hears of a child
+	 * it did not ask for (it is waited for with __WALL alone). */
+	pid = (pid_t)syscall(SYS_clone, 0, 0, NULL, NULL, 0);
 	if (pid == 0) {
 		r.err = sbx__hide_enter(&user, &r.call);
 		(void)!write(p[1], &r, sizeof(r));
 		_exit(0);
 	}
 	close(p[1]);
-	if (pid < 0)
+	if (pid < 0) {
 		r.err = errno;
-	else if (read(p[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
-		r = (typeof(r)){ ECHILD, "the probe" };
-	close(p[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	if (r.err) {
-		sbx__hide_refused(r.err, r.call);
-		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
 	} else {
-		probed_here = true;
+		ssize_t n;
+
+		while ((n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof(r))
+			r = (typeof(r)){ ECHILD, "the probe" };
+		else
+			answered = true;
 	}
+	close(p[0]);
+	while (pid > 0 && waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	/* The child's answer holds for the process; a probe that could not be
+	 * made (no process to spare) for this question alone. */
+	if (r.err && answered)
+		sbx__hide_refused(r.err, r.call);
+	if (r.err)
+		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
+	else
+		probed_here = true;
 	if (!r.err)
 		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
 		                                      "child's own" : "a mount namespace of the child's own");
