@@ -50,7 +50,7 @@ CHILD static inline long sys5(long nr, long a, long b, long c, long d, long e)
  * each covered, where it is still the inode the compile found, by an
  * empty read-only mount in a mount namespace of the child's own; and the
  * directories above them that are no mount point yet made one (pins), so
- * that none can be renamed, deepest first. */
+ * that none can be renamed, highest first. */
 struct hiding {
 	const struct cover *covers; /* NULL: the child makes no namespace */
 	size_t ncovers;

@@ -342,10 +342,11 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 		for (size_t i = 0; i < h->ncovers && !err; i++)
 			if (h->covers[i].dir == dirs)
 				err = cover_one(&h->covers[i], call);
-	/* Deepest first, each whole (MS_REC): a pin carries the covers and
-	 * pins beneath it, and what still names the directory under it (the
-	 * working directory, a descriptor a file action opened) meets the
-	 * covers made on it before. */
+	/* After the covers, highest first, each whole (MS_REC): a pin carries
+	 * copies of the covers beneath it (no pin: those beneath come later),
+	 * and what still names the directory under it (the working directory,
+	 * a descriptor a file action opened) meets the covers made there
+	 * before. */
 	for (size_t i = 0; i < h->npins && !err; i++) {
 		*call = "mount(MS_BIND)";
 		if ((r = sys5(SYS_mount, (long)h->pins[i], (long)h->pins[i], 0,

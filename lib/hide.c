@@ -153,6 +153,8 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 			return strcmp(o->path, r->path) ? "a path beneath it is re-admitted or read-only"
 			                                 : "it is re-admitted too";
 	}
+	if (sbx__path_covers(r->path, "/proc/self"))
+		return "the child reads /proc to check what it holds";
 	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 	          STATX_TYPE | STATX_INO | STATX_NLINK, &sx))
 		return errno == ENOENT || errno == ENOTDIR ? "it does not exist (a cover needs a name to "
@@ -254,10 +256,12 @@ static int by_path(const void *a, const void *b)
 	                       SIZE_MAX);
 }
 
-/* Deepest first: a pin's bind carries the pins beneath it. */
-static int deepest_first(const void *a, const void *b)
+/* Highest first: a pin's bind carries the covers beneath it, and no pin
+ * made before (a pin beneath one would be copied by it again, and so on
+ * down: twice the mounts for each level). */
+static int highest_first(const void *a, const void *b)
 {
-	return -sbx__path_order(*(char *const *)a, *(char *const *)b, SIZE_MAX);
+	return sbx__path_order(*(char *const *)a, *(char *const *)b, SIZE_MAX);
 }
 
 static bool pinned(const struct sbx_ruleset *out, const char *path)
@@ -310,7 +314,7 @@ int sbx__hide_settle(struct hider *h)
 	for (size_t i = 0; i < out->ncovers && !err; i++)
 		err = pin_above(h, out->covers[i].path);
 	if (out->npins)
-		qsort(out->pins, out->npins, sizeof(*out->pins), deepest_first);
+		qsort(out->pins, out->npins, sizeof(*out->pins), highest_first);
 	return err;
 }
 

@@ -222,8 +222,9 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_KEYRINGS 0x40 /* add_key, request_key, keyctl */
 #define SBX_CLOSE_MOUNTS 0x80 /* mount_setattr: the attributes of mounts the caller sees */
 #define SBX_CLOSE_MQUEUE 0x100 /* mq_open, mq_unlink: POSIX message queues by name */
-#define SBX_CLOSE_NAMESPACE 0x200 /* setns, open_tree, fsopen, fsmount, fspick,
-                                   * open_by_handle_at: past a hidden denial's cover */
+#define SBX_CLOSE_NAMESPACE 0x200 /* setns, open_tree[_attr], fsopen, fsmount, fspick,
+                                   * open_by_handle_at, fanotify_init: past a hidden
+                                   * denial's cover */
 #define SBX_CLOSE_ALL 0x3ff
 
 struct sock_fprog;
@@ -294,7 +295,7 @@ struct sbx_ruleset {
 	size_t nunapplied;
 	/* Denials hidden in the child's own mount namespace (hide.c), sorted,
 	 * none beneath another; the directories above them pinned there,
-	 * deepest first.  None: every denial expanded. */
+	 * highest first.  None: every denial expanded. */
 	struct cover *covers;
 	size_t ncovers;
 	char **pins;

@@ -44,10 +44,12 @@
  * - for every child that hides a denial in a mount namespace of its own
  *   (hide.c), what reaches past a cover without crossing it, which a root
  *   child could do: setns(2) into a namespace it holds from before (the
- *   caller's), open_tree(2) (a copy of a mount without what is mounted on
- *   it), fsopen(2), fsmount(2) and fspick(2) (a filesystem mounted anew,
- *   detached), open_by_handle_at(2) (an inode by its handle, no path at
- *   all).  Landlock refuses it mount, umount, move_mount and pivot_root;
+ *   caller's), open_tree(2) and open_tree_attr(2) (a copy of a mount
+ *   without what is mounted on it), fsopen(2), fsmount(2) and fspick(2) (a
+ *   filesystem mounted anew, detached), open_by_handle_at(2) (an inode by
+ *   its handle, no path at all), fanotify_init(2) (a filesystem's every
+ *   open, handed over as a descriptor).  Landlock refuses it mount,
+ *   umount, move_mount and pivot_root;
  * - for every scoped spawn whose scope names no mqueue mount (kernelfs.c),
  *   POSIX message queues by name: mq_open(3) made the queue before the
  *   kernel's own mount refused the open, and mq_unlink(3) passes no hook
@@ -108,22 +110,22 @@ struct abi {
 	int add_key, request_key, keyctl;
 	int clone, perf_event_open;
 	int mq_open, mq_unlink;
-	int setns, open_by_handle_at;
+	int setns, open_by_handle_at, fanotify_init;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514,
-	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298, 240, 241, 308, 304 },
+	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298, 240, 241, 308, 304, 300 },
 	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1,
-	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336, 277, 278, 346, 342 },
+	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336, 277, 278, 346, 342, 338 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1,
-	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241, 180, 181, 268, 265 },
+	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241, 180, 181, 268, 265, 262 },
 	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1,
-	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364, 274, 275, 375, 371 },
+	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364, 274, 275, 375, 371, 367 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -136,10 +138,10 @@ static const struct abi abis[2] = {
 #define IO_URING_FIRST 425
 #define IO_URING_LAST 427
 /* clone3 and mount_setattr likewise: 435, 442; and open_tree, fsopen,
- * fsmount and fspick: 428, 430, 432, 433. */
+ * fsmount, fspick and open_tree_attr: 428, 430, 432, 433, 467. */
 #define NR_CLONE3 435
 #define NR_MOUNT_SETATTR 442
-static const int nr_new_mounts[] = { 428, 430, 432, 433 };
+static const int nr_new_mounts[] = { 428, 430, 432, 433, 467 };
 #ifndef CLONE_PARENT
 #define CLONE_PARENT 0x00008000
 #endif
@@ -227,6 +229,7 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	if (closed & SBX_CLOSE_NAMESPACE) {
 		sbx__bpf_rule(p, a->setns, NULL, 0, EPERM);
 		sbx__bpf_rule(p, a->open_by_handle_at, NULL, 0, EPERM);
+		sbx__bpf_rule(p, a->fanotify_init, NULL, 0, EPERM);
 		for (size_t i = 0; i < sizeof(nr_new_mounts) / sizeof(nr_new_mounts[0]); i++)
 			sbx__bpf_rule(p, nr_new_mounts[i], NULL, 0, EPERM);
 	}

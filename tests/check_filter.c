@@ -395,13 +395,14 @@ START_TEST(test_keyrings_read)
 }
 END_TEST
 
-/* setns and open_by_handle_at, native and compat; open_tree, fsopen,
- * fsmount, fspick are 428, 430, 432, 433 in each (move_mount, 429, and
- * fsconfig, 431, are Landlock's to refuse, or harmless alone). */
+/* setns, open_by_handle_at and fanotify_init, native and compat;
+ * open_tree, fsopen, fsmount, fspick and open_tree_attr are 428, 430, 432,
+ * 433 and 467 in each (move_mount, 429, and fsconfig, 431, are Landlock's
+ * to refuse, or harmless alone). */
 #if defined(__x86_64__)
-static const int namespace_nrs[2][2] = { { 308, 304 }, { 346, 342 } };
+static const int namespace_nrs[2][3] = { { 308, 304, 300 }, { 346, 342, 338 } };
 #elif defined(__aarch64__)
-static const int namespace_nrs[2][2] = { { 268, 265 }, { 375, 371 } };
+static const int namespace_nrs[2][3] = { { 268, 265, 262 }, { 375, 371, 367 } };
 #endif
 
 /* A child that hides a denial: every call past a cover that does not
@@ -412,14 +413,14 @@ START_TEST(test_namespace_read)
 #ifdef ARCH_NATIVE
 	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_NAMESPACE);
 	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
-	const int mounts[4] = { 428, 430, 432, 433 };
+	const int mounts[5] = { 428, 430, 432, 433, 467 };
 
 	ck_assert_ptr_nonnull(prog);
 	for (int i = 0; i < 2; i++) {
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 3; k++)
 			ck_assert_uint_eq(verdict_args(prog, arches[i], namespace_nrs[i][k], 3, 0, 0, 0),
 			                  DENIED);
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			ck_assert_uint_eq(verdict_args(prog, arches[i], mounts[k], 0, 0, 0, 0), DENIED);
 		ck_assert_uint_eq(verdict(prog, arches[i], 429), SECCOMP_RET_ALLOW);
 		ck_assert_uint_eq(verdict(prog, arches[i], 431), SECCOMP_RET_ALLOW);

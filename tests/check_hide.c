@@ -222,10 +222,14 @@ START_TEST(test_hide_cover_stays)
 {
 	char ns[64], parent_root[4600], hex[4096];
 	sbx_scopeattr_t s;
+	/* open_tree_attr(2) is Linux 6.15's. */
+	bool attr_unknown = syscall(467, -1, "", 0, NULL, 0) < 0 && errno == ENOSYS;
 
 	REQUIRE_LANDLOCK();
 	if (!can_hide(__func__))
 		return;
+	if (attr_unknown)
+		say_skip("SKIP %s (open_tree_attr): this kernel has none\n", __func__);
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)getpid());
 	snprintf(parent_root, sizeof(parent_root), "/proc/%d/root%s", (int)getpid(), key);
 	(void)hex;
@@ -240,6 +244,9 @@ START_TEST(test_hide_cover_stays)
 	REFUSED(&s, LIFT, "open-tree-read", home, ".ssh/id");
 	REFUSED(&s, LIFT, "open-tree-read", "/", key + 1);
 	REFUSED(&s, LIFT, "fsopen", "tmpfs");
+	REFUSED(&s, LIFT, "fanotify");
+	if (!attr_unknown)
+		REFUSED(&s, LIFT, "open-tree-attr-read", "/", key + 1);
 	REFUSED(&s, ESCAPE, "handle", key, home);
 	outcome(1, 0);
 	secret_intact();
@@ -250,6 +257,10 @@ START_TEST(test_hide_cover_stays)
 		return;
 	ck_assert_str_ne(verdict_of(NULL, ARGV(FSOP, "read", key), true, NULL), "ok");
 	ck_assert_str_eq(verdict_of(NULL, ARGV(LIFT, "open-tree-read", home, ".ssh/id"), true, NULL), "ok");
+	if (!attr_unknown)
+		ck_assert_str_eq(verdict_of(NULL, ARGV(LIFT, "open-tree-attr-read", home, ".ssh/id"), true,
+		                            NULL), "ok");
+	ck_assert_str_eq(verdict_of(NULL, ARGV(LIFT, "fanotify"), true, NULL), "ok");
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)getppid()); /* the runner's, outside */
 	ck_assert_str_eq(verdict_of(NULL, ARGV(LIFT, "setns-read", ns, key), true, NULL), "ok");
 	ck_assert_str_eq(verdict_of(NULL, ARGV(LIFT, "umount", ssh, key), true, NULL), "ok");
@@ -350,6 +361,39 @@ START_TEST(test_hide_cover_checked)
 	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
 	sbx_scopeattr_destroy(&s);
 	secret_intact();
+}
+END_TEST
+
+/* A denial deep in the tree: a pin for each directory above it, and each
+ * pin a copy of the cover beneath it, not of the pins (which would double
+ * the mounts at each level: a depth of 17 made the kernel's limit). */
+START_TEST(test_hide_deep_denial)
+{
+	char deep[4600], cmd[128], *out;
+	sbx_scopeattr_t s;
+	int depth = 20, outside, inside;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(deep, sizeof(deep), "%s", home);
+	for (int i = 0; i < depth; i++) {
+		snprintf(deep + strlen(deep), sizeof(deep) - strlen(deep), "/%c", 'a' + i);
+		ck_assert_int_eq(mkdir(deep, 0755), 0);
+	}
+	write_file(join(deep, "key"), SECRET "\n", 0600);
+	snprintf(cmd, sizeof(cmd), "grep -c . /proc/self/mountinfo");
+	outside = atoi(verdict_of(NULL, ARGV("/bin/sh", "-c", cmd), true, NULL));
+	scope_deny(&s, deep, 0);
+	inside = atoi(VERDICT(&s, "/bin/sh", "-c", cmd));
+	outcome(1, 0);
+	/* The cover, a pin per level (but those already mount points), a
+	 * copy of the cover in each. */
+	ck_assert_msg(inside > outside && inside - outside <= 2 * (depth + 8) + 1,
+	              "%d mounts, %d outside", inside, outside);
+	verdict_of(&s, ARGV(FSOP, "read", (char *)join(deep, "key")), false, &out);
+	free(out);
+	sbx_scopeattr_destroy(&s);
 }
 END_TEST
 
@@ -507,6 +551,11 @@ START_TEST(test_hide_ways)
 	REFUSED(&s, FSOP, "read", key);
 	outcome(1, 1);
 	ck_assert_str_eq(VERDICT(&s, FSOP, "create", missing), "EACCES");
+	sbx_scopeattr_destroy(&s);
+	/* /proc, which the child reads to check what it holds: expanded. */
+	scope_deny(&s, "/proc", 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", "/proc/self/status"), "EACCES");
+	outcome(0, 1);
 	sbx_scopeattr_destroy(&s);
 	/* Logged denials are Landlock's: expanded. */
 	scope_deny(&s, ssh, SBX_SCOPE_LOG_DENIALS);
@@ -693,6 +742,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_later_mount);
 	tcase_add_test(tc, test_hide_ancestor_pinned);
 	tcase_add_test(tc, test_hide_cover_checked);
+	tcase_add_test(tc, test_hide_deep_denial);
 	tcase_add_test(tc, test_hide_held_working_directory);
 	tcase_add_test(tc, test_hide_held_descriptors);
 	tcase_add_test(tc, test_hide_ways);

@@ -96,6 +96,26 @@ static int open_tree_read(char **a)
 	return dump("openat", openat(tree, a[1], O_RDONLY | O_CLOEXEC));
 }
 
+/* open-tree-attr-read DIR REL: the same through open_tree_attr(2) (Linux
+ * 6.15), which takes mount attributes too. */
+static int open_tree_attr_read(char **a)
+{
+	int tree = (int)syscall(467, AT_FDCWD, a[0], SBX_OPEN_TREE_CLONE | O_CLOEXEC, NULL, 0);
+
+	if (step("open_tree_attr", tree) < 0)
+		return verdict(-1);
+	return dump("openat", openat(tree, a[1], O_RDONLY | O_CLOEXEC));
+}
+
+/* fanotify: a notification group, whose filesystem marks hand over every
+ * open of a file there as a descriptor. */
+static int do_fanotify(char **a)
+{
+	(void)a;
+	return verdict(step("fanotify_init", syscall(SYS_fanotify_init, 0 /* FAN_CLASS_NOTIF */,
+	                                             O_RDONLY | O_CLOEXEC)));
+}
+
 /* fsopen TYPE: a filesystem context, the first step of a mount made anew. */
 static int do_fsopen(char **a)
 {
@@ -113,6 +133,8 @@ static const struct {
 	{ "setns-read", 2, setns_read },
 	{ "open-tree-read", 2, open_tree_read },
 	{ "fsopen", 1, do_fsopen },
+	{ "open-tree-attr-read", 2, open_tree_attr_read },
+	{ "fanotify", 0, do_fanotify },
 };
 
 int main(int argc, char **argv)
