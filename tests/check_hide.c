@@ -397,6 +397,31 @@ START_TEST(test_hide_deep_denial)
 }
 END_TEST
 
+/* A denial replaced between spawns (renamed away, made again): the next
+ * spawn does not reuse the compile that covered the old one; it covers
+ * the new. */
+START_TEST(test_hide_replaced_between_spawns)
+{
+	char old[4600];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(old, sizeof(old), "%s.old", ssh);
+	scope_deny(&s, ssh, 0);
+	REFUSED(&s, FSOP, "read", key);
+	ck_assert_int_eq(rename(ssh, old), 0);
+	ck_assert_int_eq(mkdir(ssh, 0700), 0);
+	write_file(key, SECRET "\n", 0600);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 0);
+	/* Where a name of the scope's no longer is, nothing denies it. */
+	ck_assert_str_eq(verdict_of(&s, ARGV(FSOP, "read", (char *)join(old, "id")), true, NULL), "ok");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* ---- 4. what the child holds from before its namespace ---------------------- */
 
 struct extra {
@@ -743,6 +768,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_ancestor_pinned);
 	tcase_add_test(tc, test_hide_cover_checked);
 	tcase_add_test(tc, test_hide_deep_denial);
+	tcase_add_test(tc, test_hide_replaced_between_spawns);
 	tcase_add_test(tc, test_hide_held_working_directory);
 	tcase_add_test(tc, test_hide_held_descriptors);
 	tcase_add_test(tc, test_hide_ways);
