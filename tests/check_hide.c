@@ -351,6 +351,12 @@ START_TEST(test_hide_cover_checked)
 	if (!can_hide(__func__))
 		return;
 	ck_assert_int_eq(mutate_hiding(), 0);
+	/* A mount of a path that is not there says 0 under that filter. */
+	if (mount("none", "/sbx-no-such-mount-point", "tmpfs", MS_SILENT, NULL)) {
+		say_skip("SKIP %s: the filter that makes mounts do nothing did not take (%s: seccomp "
+		         "switched off?)\n", __func__, strerror(errno));
+		return;
+	}
 	scope_deny(&s, ssh, 0);
 	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), &out), -1000 - SBX_EREFUSED);
 	ck_assert_msg(strstr(out, "its denials could not be hidden") && !strstr(out, SECRET), "%s",
