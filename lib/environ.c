@@ -30,6 +30,8 @@ static const struct {
 	{ "LISTABLE", 0, SBX_SCOPE_LISTABLE, false },
 	{ "REQUIRE", 0, SBX_SCOPE_REQUIRE, false },
 	{ "STRICT", 0, SBX_SCOPE_STRICT, false },
+	{ "HIDE", 0, SBX_SCOPE_HIDE, false },
+	{ "EXPAND", 0, SBX_SCOPE_EXPAND, false },
 	{ "QUIET", 0, 0, true },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
@@ -125,6 +127,11 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 		return EINVAL;
 	if (!envp)
 		envp = environ;
+	/* One way of denying, or the other: both is no way at all. */
+	if (on(lookup(envp, prefix, "HIDE")) && on(lookup(envp, prefix, "EXPAND"))) {
+		say(s, prefix, "HIDE", EINVAL, "set beside _EXPAND, which asks the opposite", 43);
+		return EINVAL;
+	}
 	if ((err = read_paths(scope, prefix, envp, &any)))
 		return err;
 	for (size_t i = 0; i < NVARS; i++) {
@@ -135,9 +142,14 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 		if (vars[i].quiet && on(value))
 			s->events &= SBX_EVENTS_QUIET;
 	}
-	if (flags && (s->flags | flags) != s->flags) {
+	/* A way from the environment takes the place of the scope's own. */
+	if (flags & (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND))
+		flags |= s->flags & ~(SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND);
+	else
+		flags |= s->flags;
+	if (flags != s->flags) {
 		sbx__ruleset_forget(s);
-		s->flags |= flags;
+		s->flags = flags;
 	}
 	if (configured)
 		*configured = any;

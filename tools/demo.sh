@@ -23,12 +23,17 @@ if ! "$sbxrun" --status | grep -q '^Landlock: enforcing'; then
 fi
 
 # Runs "$@" and prints a verdict: LEAKED when the key shows, else the error.
+# A denial hidden in the command's own mount namespace (the default where
+# it can be) is an empty directory to root: nothing there, or no such file.
 verdict() {
 	out=$("$@" 2>&1)
+	status=$?
 	case $out in
 	*sk-demo-4242*) printf 'LEAKED the key' ;;
 	*[Pp]ermission*) printf 'denied (Permission denied)' ;;
-	*) printf '%s' "${out:-ok}" | head -n 1 | cut -c1-32 ;;
+	*"No such file"*) printf 'denied (hidden: no such file)' ;;
+	'') [ "$status" -eq 0 ] && printf 'ok' || printf 'denied (hidden: nothing there)' ;;
+	*) printf '%s' "$out" | head -n 1 | cut -c1-32 ;;
 	esac
 }
 

@@ -527,6 +527,13 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 		s.__flags |= SBX_SCOPE_REQUIRE;
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "STRICT")))
 		s.__flags |= SBX_SCOPE_STRICT;
+	if (sbx_optional_on(sbx_optional_env(env, prefix, "HIDE")) &&
+	    sbx_optional_on(sbx_optional_env(env, prefix, "EXPAND")))
+		return EINVAL;
+	if (sbx_optional_on(sbx_optional_env(env, prefix, "HIDE")))
+		s.__flags = (s.__flags & ~SBX_SCOPE_EXPAND) | SBX_SCOPE_HIDE;
+	if (sbx_optional_on(sbx_optional_env(env, prefix, "EXPAND")))
+		s.__flags = (s.__flags & ~SBX_SCOPE_HIDE) | SBX_SCOPE_EXPAND;
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "QUIET")))
 		s.__events &= SBX_EVENTS_QUIET;
 	if (configured)
@@ -536,13 +543,13 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 }
 static inline int sbx_env_unset(const char *prefix)
 {
-	static const char *const names[] = { "DENY",     "ALLOW",   "READONLY", "TMPDIR",
-		                             "LISTABLE", "REQUIRE", "STRICT",   "QUIET" };
+	static const char *const names[] = { "DENY",   "ALLOW", "READONLY", "TMPDIR", "LISTABLE",
+		                             "REQUIRE", "STRICT", "HIDE",     "EXPAND", "QUIET" };
 	char name[256];
 
 	if (!sbx_optional_prefix(prefix))
 		return EINVAL;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 10; i++) {
 		snprintf(name, sizeof(name), "%s_%s", prefix, names[i]);
 		if (unsetenv(name))
 			return errno;
