@@ -559,7 +559,7 @@ END_TEST
 START_TEST(test_hide_ways)
 {
 	sbx_scopeattr_t s;
-	char missing[4400];
+	char missing[4400], *out;
 
 	REQUIRE_LANDLOCK();
 	if (!can_hide(__func__))
@@ -585,7 +585,12 @@ START_TEST(test_hide_ways)
 	sbx_scopeattr_destroy(&s);
 	/* /proc, which the child reads to check what it holds: expanded. */
 	scope_deny(&s, "/proc", 0);
-	ck_assert_str_eq(VERDICT(&s, FSOP, "read", "/proc/self/status"), "EACCES");
+	/* The verdict's line: a sanitizer of the helper's may say more after
+	 * it, not finding /proc. */
+	verdict_of(&s, ARGV(FSOP, "read", "/proc/self/status"), false, &out);
+	ck_assert_msg(!strcmp(out, "EACCES") || !strncmp(out, "EACCES\n", 7) ||
+	                      strstr(out, "\nEACCES\n"), "%s", out);
+	free(out);
 	outcome(0, 1);
 	sbx_scopeattr_destroy(&s);
 	/* Logged denials are Landlock's: expanded. */
