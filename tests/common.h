@@ -42,6 +42,7 @@ Suite *suite_said(void);
 Suite *suite_explain(void);
 Suite *suite_denials(void);
 Suite *suite_hide(void);
+Suite *suite_hide_held(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* Hidden denials, continued (check_hide.c holds the cover): what the child
+ * holds from before its namespace makes the spawn expand instead; the ways
+ * are chosen as documented, and fall back where no namespace can be made;
+ * a second name is covered too; the child differs from an expanded one
+ * only where sbx_posix_spawn(3) says; explained, and nested. */
+#include "config.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "tests/hide.h"
+
+/* ---- 4. what the child holds from before its namespace ---------------------- */
+
+struct extra {
+	int kind; /* 0 none, 1 chdir, 2 open, 3 fchdir, 4 closefrom */
+	const char *path;
+	int fd;
+};
+
+/* argv under s, with the test's file action after the output's: the
+ * verdict, as verdict_of. */
+static const char *with_action(const sbx_scopeattr_t *s, struct extra x, char *const argv[],
+                               bool may_leak)
+{
+	static char v[256];
+	sbx_file_actions_t fa;
+	int out = memfd_create("out", MFD_CLOEXEC), err, status;
+	char *o, *nl;
+	pid_t pid;
+
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, out, 1);
+	sbx_file_actions_adddup2(&fa, out, 2);
+	if (x.kind == 1)
+		sbx_file_actions_addchdir(&fa, x.path);
+	else if (x.kind == 2)
+		sbx_file_actions_addopen(&fa, x.fd, x.path, O_RDONLY, 0);
+	else if (x.kind == 3)
+		sbx_file_actions_addfchdir(&fa, x.fd);
+	else if (x.kind == 4)
+		sbx_file_actions_addclosefrom(&fa, x.fd);
+	err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, s, argv, environ);
+	sbx_file_actions_destroy(&fa);
+	ck_assert_msg(!err, "the spawn failed: %s (%s)", sbx_strerror(err), said);
+	status = wait_status(pid);
+	(void)status;
+	o = calloc(1, 65536);
+	ck_assert_int_ge(pread(out, o, 65535, 0), 0);
+	close(out);
+	ck_assert_msg(may_leak || !strstr(o, SECRET), "ESCAPE: %s", o);
+	while ((nl = strrchr(o, '\n')) && !nl[1])
+		*nl = '\0';
+	nl = strrchr(o, '\n');
+	snprintf(v, sizeof(v), "%s", nl ? nl + 1 : o);
+	free(o);
+	return v;
+}
+
+START_TEST(test_hide_held_working_directory)
+{
+	sbx_scopeattr_t s;
+	char here[4096];
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, 0);
+	/* A chdir action into the denial: expanded, and Landlock refuses. */
+	ck_assert_str_eq(with_action(NULL, (struct extra){ 1, ssh, 0 }, ARGV(FSOP, "read", "id"), true),
+	                 "ok");
+	ck_assert_str_eq(with_action(&s, (struct extra){ 1, ssh, 0 }, ARGV(FSOP, "read", "id"), false),
+	                 "EACCES");
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "the working directory"));
+	/* The caller's own, there. */
+	ck_assert_ptr_nonnull(getcwd(here, sizeof(here)));
+	ck_assert_int_eq(chdir(ssh), 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", "id"), "EACCES");
+	outcome(0, 1);
+	ck_assert_int_eq(chdir(here), 0);
+	/* Above the denial it stays hidden: the lookup meets the cover. */
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 0);
+	ck_assert(denied_verdict(with_action(&s, (struct extra){ 1, home, 0 },
+	                                     ARGV(FSOP, "read", ".ssh/id"), false)));
+	outcome(1, 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+START_TEST(test_hide_held_descriptors)
+{
+	sbx_scopeattr_t s;
+	char num[16], rel[4600];
+	int dir;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	dir = open(t.top, O_RDONLY | O_DIRECTORY); /* left open past exec */
+	ck_assert_int_ge(dir, 0);
+	snprintf(num, sizeof(num), "%d", dir);
+	snprintf(rel, sizeof(rel), "home/.ssh/id");
+	/* The control: from the inherited directory, the key. */
+	ck_assert_str_eq(verdict_of(NULL, ARGV(ESCAPE, "openat", num, rel), true, NULL), "ok");
+	/* An inherited directory, anywhere (".." climbs from it): expanded. */
+	scope_deny(&s, ssh, 0);
+	ck_assert_str_eq(VERDICT(&s, ESCAPE, "openat", num, rel), "EACCES");
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "directory descriptor"));
+	/* Closed by the file actions: hidden again. */
+	REFUSED(&s, FSOP, "read", key);
+	ck_assert(denied_verdict(with_action(&s, (struct extra){ 4, NULL, 3 },
+	                                     ARGV(FSOP, "read", key), false)));
+	outcome(1, 0);
+	/* fchdir to one close-on-exec: the working directory names the
+	 * caller's tree, expanded. */
+	ck_assert_int_eq(fcntl(dir, F_SETFD, FD_CLOEXEC), 0);
+	ck_assert_str_eq(with_action(&s, (struct extra){ 3, NULL, dir }, ARGV(FSOP, "read", rel),
+	                             false), "EACCES");
+	outcome(0, 1);
+	/* A file in the denial opened by a file action: the child's, either
+	 * way; the spawn expands, so that no reopen widens it. */
+	ck_assert_str_eq(with_action(&s, (struct extra){ 2, key, 3 }, ARGV(ESCAPE, "fd-read", "3"), true),
+	                 "ok");
+	outcome(0, 1);
+	sbx_scopeattr_destroy(&s);
+	/* Demanded, hiding refuses the spawn that holds one. */
+	ck_assert_int_eq(fcntl(dir, F_SETFD, 0), 0);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), NULL), -1000 - EINVAL);
+	ck_assert_ptr_nonnull(strstr(said, "SBX_SCOPE_HIDE: nothing runs"));
+	sbx_scopeattr_destroy(&s);
+	close(dir);
+}
+END_TEST
+
+/* ---- 5. choosing the way ---------------------------------------------------- */
+
+START_TEST(test_hide_ways)
+{
+	sbx_scopeattr_t s;
+	char missing[4400], *out;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(missing, sizeof(missing), "%s/missing", home);
+	/* Forced either way. */
+	scope_deny(&s, ssh, SBX_SCOPE_EXPAND);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
+	outcome(0, 1);
+	sbx_scopeattr_destroy(&s);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 0);
+	/* A path that is not there: no cover sits on it; expanded by
+	 * default, refused where hiding is demanded. */
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, missing), 0);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), NULL), -1000 - EINVAL);
+	ck_assert_ptr_nonnull(strstr(said, "does not exist"));
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0), 0);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 1);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", missing), "EACCES");
+	sbx_scopeattr_destroy(&s);
+	/* /proc, which the child reads to check what it holds: expanded. */
+	scope_deny(&s, "/proc", 0);
+	/* The verdict's line: a sanitizer of the helper's may say more after
+	 * it, not finding /proc. */
+	verdict_of(&s, ARGV(FSOP, "read", "/proc/self/status"), false, &out);
+	ck_assert_msg(!strcmp(out, "EACCES") || !strncmp(out, "EACCES\n", 7) ||
+	                      strstr(out, "\nEACCES\n"), "%s", out);
+	free(out);
+	outcome(0, 1);
+	sbx_scopeattr_destroy(&s);
+	/* Logged denials are Landlock's: expanded. */
+	scope_deny(&s, ssh, SBX_SCOPE_LOG_DENIALS);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
+	outcome(0, 1);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* Where no child can make its namespace (here: unshare(2) refused by a
+ * filter, as a container's may): every spawn expands, said once; demanded,
+ * hiding fails, at the compile too. */
+START_TEST(test_hide_unavailable)
+{
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	seccomp_fail(SYS_unshare, EPERM);
+	scope_deny(&s, ssh, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
+	outcome(0, 1);
+	ck_assert_msg(strstr(said, "unshare") || strstr(said, "mount namespace"), "%s", said);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
+	outcome(0, 1);
+	sbx_scopeattr_destroy(&s);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), EINVAL);
+	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), NULL), -1000 - EINVAL);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A second name of the denial (a bind mount made before the spawn): the
+ * denial is expanded, and the second name, beneath a granted directory,
+ * covered too. */
+START_TEST(test_hide_second_name_covered)
+{
+	char alias[4400];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__) || geteuid() != 0 || private_mounts(__func__) != MOUNT_NS_PLAIN) {
+		if (geteuid() != 0)
+			say_skip("SKIP %s: a bind mount needs root\n", __func__);
+		return;
+	}
+	snprintf(alias, sizeof(alias), "%s/alias", t.mine);
+	ck_assert_int_eq(mkdir(alias, 0755), 0);
+	ck_assert_int_eq(mount(ssh, alias, NULL, MS_BIND, NULL), 0);
+	WORKS(FSOP, "read", (char *)join(alias, "id"));
+	scope_deny(&s, ssh, 0);
+	REFUSED(&s, FSOP, "read", (char *)join(alias, "id"));
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 1);
+	ck_assert_ptr_nonnull(strstr(said, "another mount shows"));
+	sbx_scopeattr_destroy(&s);
+	umount2(alias, MNT_DETACH);
+}
+END_TEST
+
+/* ---- 6. what the child sees differently --------------------------------------- */
+
+START_TEST(test_hide_differences)
+{
+	char cmd[9000], *out, want[64];
+	sbx_scopeattr_t s;
+	pid_t pid;
+	int fd = memfd_create("out", MFD_CLOEXEC);
+	sbx_file_actions_t fa;
+	char buf[64] = "";
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, 0);
+	/* The mount table shows the cover. */
+	snprintf(cmd, sizeof(cmd), "grep -F ' %s ' /proc/self/mountinfo", ssh);
+	verdict_of(&s, ARGV("/bin/sh", "-c", cmd), false, &out);
+	ck_assert_msg(strstr(out, "tmpfs"), "%s", out);
+	free(out);
+	/* The ids: the child's own as the caller's; another user's, as
+	 * root's files, shown as the overflow id inside a user namespace. */
+	snprintf(want, sizeof(want), "%u %u %s", (unsigned)geteuid(), (unsigned)getegid(),
+	         geteuid() ? "65534" : "0");
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "echo $(id -u) $(id -g) $(stat -c %u /)"), want);
+	/* The pid is the one returned; a signal ends it as it would. */
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, fd, 1);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/sh", &fa, NULL, &s,
+	                                 ARGV("sh", "-c", "echo $$; kill -TERM $$"), environ), 0);
+	ck_assert_int_eq(wait_status(pid), SIGTERM);
+	ck_assert_int_gt(pread(fd, buf, sizeof(buf) - 1, 0), 0);
+	ck_assert_int_eq(atoi(buf), pid);
+	sbx_file_actions_destroy(&fa);
+	close(fd);
+	outcome(1, 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A set-user-ID program gains nothing either way (no_new_privs). */
+START_TEST(test_hide_setuid)
+{
+	char prog[4400], cmd[9000];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid() != 0) {
+		say_skip("SKIP %s: making a set-user-ID program of root's needs root\n", __func__);
+		return;
+	}
+	if (!can_hide(__func__))
+		return;
+	snprintf(prog, sizeof(prog), "%s/id", t.top);
+	snprintf(cmd, sizeof(cmd), "cp /usr/bin/id '%s' && chmod 4755 '%s'", prog, prog);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(t.top, 0755), 0);
+	if (!nobody_can_run(prog, __func__, "as uid 65534"))
+		return;
+	for (int way = 0; way < 2; way++) {
+		scope_deny(&s, ssh, way ? SBX_SCOPE_EXPAND : 0);
+		ck_assert_int_eq(sbx_scopeattr_setids(&s, 65534, 65534), 0);
+		ck_assert_str_eq(VERDICT(&s, prog, "-u"), "65534");
+		outcome(way ? 0 : 1, way ? 1 : 0);
+		sbx_scopeattr_destroy(&s);
+	}
+}
+END_TEST
+
+/* ---- 7. explained, nested ------------------------------------------------------ */
+
+START_TEST(test_hide_explained)
+{
+	sbx_scopeattr_t s;
+	sbx_explanation_t x;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, key, &x), 0);
+	ck_assert_int_eq(x.reason, SBX_REASON_DENIED);
+	ck_assert_int_eq(x.access, 0);
+	ck_assert_msg(strstr(x.message, "hidden"), "%s", x.message);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, join(home, "new"), &x), 0);
+	ck_assert_int_eq(x.reason, SBX_REASON_GRANTED);
+	ck_assert(x.access & SBX_ACCESS_CREATE || !x.exists);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, home, &x), 0);
+	ck_assert_msg(!(x.access & SBX_ACCESS_UNLINK) && (x.access & SBX_ACCESS_CREATE) &&
+	                      strstr(x.message, "mount point"), "%s", x.message);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A scope inside a hidden one: its child cannot mount (the outer Landlock
+ * domain), so it expands; nothing above the outer denial froze, so the
+ * inner walk lists what it needs. */
+START_TEST(test_hide_nested)
+{
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, 0);
+	ck_assert_str_eq(VERDICT(&s, NESTED, "-d", t.other, FSOP, "read", (char *)join(t.mine, "file")),
+	                 "ok");
+	ck_assert_str_eq(VERDICT(&s, NESTED, "-d", t.other, FSOP, "read", t.secret), "EACCES");
+	REFUSED(&s, NESTED, "-d", t.other, FSOP, "read", key);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+Suite *suite_hide_held(void)
+{
+	Suite *su = suite_create("hide-held");
+	TCase *tc = tcase_create("held");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_hide_held_working_directory);
+	tcase_add_test(tc, test_hide_held_descriptors);
+	tcase_add_test(tc, test_hide_ways);
+	tcase_add_test(tc, test_hide_unavailable);
+	tcase_add_test(tc, test_hide_second_name_covered);
+	tcase_add_test(tc, test_hide_differences);
+	tcase_add_test(tc, test_hide_setuid);
+	tcase_add_test(tc, test_hide_explained);
+	tcase_add_test(tc, test_hide_nested);
+	suite_add_tcase(su, tc);
+	return su;
+}
