@@ -171,11 +171,10 @@ START_TEST(test_hide_ways)
 	sbx_scopeattr_destroy(&s);
 	/* /proc, which the child reads to check what it holds: expanded. */
 	scope_deny(&s, "/proc", 0);
-	/* The verdict's line: a sanitizer of the helper's may say more after
-	 * it, not finding /proc. */
-	verdict_of(&s, ARGV(FSOP, "read", "/proc/self/status"), false, &out);
-	ck_assert_msg(!strcmp(out, "EACCES") || !strncmp(out, "EACCES\n", 7) ||
-	                      strstr(out, "\nEACCES\n"), "%s", out);
+	/* cat, not a helper of the suite's, whose sanitizer (in CI's ASan
+	 * build) finds no /proc at its exit and leaves before its verdict. */
+	verdict_of(&s, ARGV("/bin/cat", "/proc/self/status"), false, &out);
+	ck_assert_msg(strstr(out, "Permission denied"), "%s", out);
 	free(out);
 	outcome(0, 1);
 	sbx_scopeattr_destroy(&s);
