@@ -129,6 +129,17 @@ SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 		fwrite(line, 1, (size_t)n, stderr);
 }
 
+/* The kinds this thread's events leave unsaid (sbx__events_mute). */
+static _Thread_local unsigned muted;
+
+unsigned sbx__events_mute(unsigned kinds)
+{
+	unsigned was = muted;
+
+	muted = kinds;
+	return was;
+}
+
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {
@@ -136,7 +147,7 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
 	bool was = quiet_default;
 
-	if (!sbx__wants(scope, kind))
+	if (!sbx__wants(scope, kind) || (kind > 0 && kind < 32 && (muted & SBX_EVENT_BIT(kind))))
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	/* One line, whatever the names in it: a name may hold a newline, an

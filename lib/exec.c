@@ -86,6 +86,7 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
                         struct refusal *refusal)
 {
 	char what[PATH_MAX + 64];
+	unsigned was;
 	int err = 0;
 
 	if ((*rs)->ncovers && sbx__held_reaches(*rs, NULL, what, sizeof(what))) {
@@ -107,7 +108,10 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 		return EINVAL;
 	sbx__scope_put(*rs);
 	*rs = NULL;
-	return sbx__scope_get(scope, true, err < 0, rs);
+	was = sbx__events_mute(SBX__SAID_OF_PATHS);
+	err = sbx__scope_get(scope, true, err < 0, rs);
+	sbx__events_mute(was);
+	return err;
 }
 
 /* Applies the compiled ruleset (its covers first), and what the scope asks

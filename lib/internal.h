@@ -393,6 +393,12 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
 bool sbx__wants(const struct sbx_scope *scope, int kind);
 /* The same, for loggers that keep data: the default logger does not print
  * it (sbx__default_says). */
+/* Leaves this thread's events of these kinds (SBX_EVENT_BIT) unsaid until
+ * called again; returns the kinds it left unsaid before. */
+unsigned sbx__events_mute(unsigned kinds);
+/* What a compile says of the scope's paths whatever way its denials take:
+ * a spawn that compiles again, expanded, has said it once already. */
+#define SBX__SAID_OF_PATHS (SBX_EVENT_BIT(SBX_EVENT_IGNORED_DENY) | SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK))
 void sbx__event_quiet(const struct sbx_scope *scope, int kind, int err, const char *path,
                       const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));

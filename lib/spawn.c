@@ -170,6 +170,18 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 	return 0;
 }
 
+/* The ruleset compiled again, its denials expanded, for a spawn whose
+ * first compile hid them: what that one said of the paths is not said twice. */
+static int prepare_again(struct child *c, const struct sbx_scope *scope, bool expand,
+                         struct sbx_ruleset **rs)
+{
+	unsigned was = sbx__events_mute(SBX__SAID_OF_PATHS);
+	int err = prepare_scope(c, scope, expand, rs);
+
+	sbx__events_mute(was);
+	return err;
+}
+
 /* The ruleset for a spawn that would hold, from before its namespace,
  * something that reaches a hidden denial (held.c): one that expands every
  * denial; under SBX_SCOPE_HIDE, EINVAL. */
@@ -185,7 +197,7 @@ static int prepare_held(struct child *c, const struct sbx_scope *scope,
 		return EINVAL;
 	sbx__scope_put(*rs);
 	*rs = NULL;
-	return prepare_scope(c, scope, true, rs);
+	return prepare_again(c, scope, true, rs);
 }
 
 /* A child that found no namespace for itself: it did nothing, and is
@@ -208,7 +220,7 @@ static int prepare_refused(struct child *c, const struct sbx_scope *scope,
 	*rs = NULL;
 	/* The scope's compile is stale now (sbx__hide_current): made again,
 	 * expanded, and kept. */
-	if (!(err = prepare_scope(c, scope, false, rs)))
+	if (!(err = prepare_again(c, scope, false, rs)))
 		sbx__announce_frozen(scope, *rs, c->envp, fa);
 	return err;
 }

@@ -46,6 +46,14 @@ static void quiet(const sbx_event_t *ev, void *arg)
  * secret never shown). */
 static bool hidden_tc;
 
+/* The last attempt met the denial hidden: where no child can make its
+ * namespace (a regular user's, user namespaces refused), the hidden way's
+ * spawns expand it, and their answers are the expanded way's, exact. */
+static bool hid(void)
+{
+	return hidden_tc && hidden_way();
+}
+
 static void setup_way(bool hidden)
 {
 	hidden_tc = hidden;
@@ -106,7 +114,7 @@ static void expect(const char *got, const char *want)
 	/* Listed as root, a hidden directory is the cover: empty. */
 	bool empty = !strstr(out, "\nentry ") && strncmp(out, "entry ", 6);
 
-	if (hidden_tc && want[0] == 'E')
+	if (hid() && want[0] == 'E')
 		ck_assert_msg(denied_verdict(got) || (!strcmp(got, "ok") && empty && hidden_way()),
 		              "%s, not a denial (%s expanded)", got, want);
 	else
@@ -138,7 +146,7 @@ static bool saw(const char *line)
 
 	if (saw_exactly(line))
 		return true;
-	if (!hidden_tc || !sp || (strcmp(sp + 1, "ok") && sp[1] != 'E'))
+	if (!hid() || !sp || (strcmp(sp + 1, "ok") && sp[1] != 'E'))
 		return false;
 	for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
 		size_t len = strcspn(p, "\n");
@@ -541,7 +549,7 @@ START_TEST(test_exec_loader)
 	ck_assert_int_eq(run_scoped(NULL, ARGV(loader, prog), &o), 0);
 	free(o);
 	ck_assert_int_ne(run_scoped(&s, ARGV(loader, prog), &o), 0);
-	ck_assert_msg(strstr(o, "Permission denied") || (hidden_tc && strstr(o, "No such file")),
+	ck_assert_msg(strstr(o, "Permission denied") || (hid() && strstr(o, "No such file")),
 	              "loader: %s", o);
 	free(o);
 }
@@ -557,6 +565,8 @@ START_TEST(test_userns_bind_mount)
 	char *mnt = in(t.mine, "mnt");
 
 	REQUIRE_LANDLOCK();
+	if (!userns_attack_runs(__func__))
+		return;
 	ck_assert_int_eq(mkdir(mnt, 0755), 0);
 	FAILS("EPERM", ESCAPE, "userns-bind", t.other, mnt, in(mnt, "secret"));
 	SAW("unshare ok");
@@ -572,6 +582,8 @@ END_TEST
 START_TEST(test_userns_open_tree)
 {
 	REQUIRE_LANDLOCK();
+	if (!userns_attack_runs(__func__))
+		return;
 	FAILS("EACCES", ESCAPE, "userns-open-tree", t.other, "secret");
 	SAW("unshare ok");
 	/* Landlock does not stop the copy itself: only what is opened in it. */

