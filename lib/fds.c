@@ -34,6 +34,8 @@
 #include "internal.h"
 #include "lib/child.h"
 
+SBX__WITH_FORK_HANDLERS;
+
 struct kept {
 	int fd;
 	bool ruleset;      /* a Landlock ruleset: every one shares one inode */

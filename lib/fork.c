@@ -20,6 +20,8 @@
 
 #include "internal.h"
 
+const char sbx__fork_handlers = 1;
+
 static void prepare(void)
 {
 	sbx__system_atfork(SBX_FORK_PREPARE); /* nests none of the others */

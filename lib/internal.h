@@ -157,6 +157,13 @@ void sbx__ruleset_forget(struct sbx_scope *s);
 /* The library's part of pthread_atfork: each file with a lock takes it
  * before a fork and leaves it consistent on both sides. */
 enum sbx_fork_phase { SBX_FORK_PREPARE, SBX_FORK_PARENT, SBX_FORK_CHILD };
+/* Registered by a constructor of fork.c, which a program linked with the
+ * static library gets only where one of its symbols is used: each file
+ * with a lock, and spawn.c, use this one (SBX__WITH_FORK_HANDLERS at
+ * their tops; not diag.c, which the filter's own test links alone). */
+extern const char sbx__fork_handlers;
+#define SBX__WITH_FORK_HANDLERS \
+	__attribute__((used)) static const char *const sbx__pulls_fork_c = &sbx__fork_handlers
 void sbx__ruleset_atfork(enum sbx_fork_phase phase);
 void sbx__fds_atfork(enum sbx_fork_phase phase);
 /* Runs init once per process (*done tells), under one lock of diag.c

@@ -20,6 +20,8 @@
 #include "internal.h"
 #include "lib/compiler.h"
 
+SBX__WITH_FORK_HANDLERS;
+
 /* Guards the snapshot and cache pointers of every scope: held for a swap
  * of pointers, never across a compile or a check. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;

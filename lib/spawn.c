@@ -35,6 +35,8 @@
 #include "internal.h"
 #include "lib/child.h"
 
+SBX__WITH_FORK_HANDLERS;
+
 /* Every flag glibc 2.36 knows; any other bit is EINVAL. */
 #define KNOWN_FLAGS (POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |  \
 		     POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSCHEDPARAM |                    \

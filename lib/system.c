@@ -16,6 +16,8 @@
 
 #include "internal.h"
 
+SBX__WITH_FORK_HANDLERS;
+
 extern char **environ;
 
 /* The status of a shell that exited 127, as wait(2) gives it (what

@@ -274,6 +274,38 @@ START_TEST(test_fallback_threads)
 }
 END_TEST
 
+/* A compile before a fork, and a spawn in the fork child: the child
+ * compiles its own (the parent's lists what was there at its compile), in
+ * a program linked with the shared library and in one linked with the
+ * static library, whose fork handlers nothing in the program names. */
+START_TEST(test_forked_program)
+{
+	static const char *const programs[] = { HELPER_DIR "/forked", HELPER_DIR "/forked_static" };
+	char *dir = make_tmpdir();
+
+	REQUIRE_LANDLOCK();
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		char *argv[] = { (char *)programs[i], dir, NULL };
+		pid_t pid;
+		int status;
+
+		ck_assert_int_eq(posix_spawn(&pid, argv[0], NULL, NULL, argv, environ), 0);
+		status = wait_status(pid);
+		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (status == 77) {
+			say_skip("SKIP %s: %s: no Landlock confines its spawns\n", __func__, argv[0]);
+			continue;
+		}
+		ck_assert_msg(status == 0, "%s: %s (status %d)", argv[0],
+		              status == 1 ? "the fork child spawned with the parent's compile: "
+		                            "a file made after it was denied"
+		                          : "failed", status);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 Suite *suite_fork(void)
 {
 	Suite *s = suite_create("fork");
@@ -282,6 +314,7 @@ Suite *suite_fork(void)
 	untimed(tc);
 	tcase_add_loop_test(tc, test_fork_while_spawning, 0, 2);
 	tcase_add_test(tc, test_fallback_threads);
+	tcase_add_test(tc, test_forked_program);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -643,6 +643,10 @@ START_TEST(test_descriptor_limits)
 	/* The expanded way, whose walk holds a directory and an entry of it
 	 * open beside the ruleset: the three the manual counts. */
 	ways_scope_flags = SBX_SCOPE_EXPAND;
+	/* The log's lines that follow are the test's own: said before them. */
+	fprintf(stderr, "test_descriptor_limits: the probe starts with no descriptor free: "
+	        "where its loader cannot open the C library, it says \"error while loading "
+	        "shared libraries ... Error 24\" (EMFILE), as under posix_spawn\n");
 	for (int nfree = 0; nfree <= 5; nfree++) {
 		struct ways d;
 		struct way_result r[NWAYS];

@@ -142,6 +142,12 @@ static int set_attr(char **a)
 {
 	struct attr at = { .size = sizeof(at), .policy = SCHED_BATCH };
 
+	/* The target's own nice value kept: a lower one is a privilege (a
+	 * regular user's suite under nice -n 19 would be refused). */
+	errno = 0;
+	at.nice = getpriority(PRIO_PROCESS, (id_t)who(a[0]));
+	if (errno)
+		return verdict(-1);
 	return verdict(syscall(SYS_sched_setattr, who(a[0]), &at, 0));
 }
 
