@@ -146,6 +146,7 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	char raw[4096], message[4 * sizeof(raw)];
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
 	bool was = quiet_default;
+	unsigned mute = muted;
 
 	if (!sbx__wants(scope, kind) || (kind > 0 && kind < 32 && (muted & SBX_EVENT_BIT(kind))))
 		return;
@@ -155,9 +156,11 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	 * none of these). */
 	sbx__escape(raw, message, sizeof(message));
 	quiet_default = quiet;
+	muted = 0; /* what a logger itself calls says all it says */
 	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,
 	                       .message = message },
 	       scope ? scope->logger_arg : NULL);
+	muted = mute;
 	quiet_default = was;
 }
 

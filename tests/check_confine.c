@@ -216,6 +216,60 @@ START_TEST(test_readonly)
 }
 END_TEST
 
+/* A denial inside a read-only tree: the siblings its expansion grants one
+ * by one keep the tree's read-only rights, not one right more (a file, a
+ * directory, a link made in a sibling, a file written, removed or cut
+ * short there), at the denial's own level and at each level above it;
+ * expanded, and hidden where the child can hide it. */
+START_TEST(test_readonly_siblings_of_a_denial)
+{
+	static const int ways[] = { SBX_SCOPE_EXPAND, 0 };
+	struct tree t;
+	char ro[4200], d[4300], secretdir[4400], sib[4400], up[4300];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	snprintf(ro, sizeof(ro), "%s/ro", t.top);
+	snprintf(d, sizeof(d), "%s/d", ro);
+	snprintf(secretdir, sizeof(secretdir), "%s/secretdir", d);
+	snprintf(sib, sizeof(sib), "%s/sib", d);
+	snprintf(up, sizeof(up), "%s/up", ro);
+	ck_assert(mkdir(ro, 0755) == 0 && mkdir(d, 0755) == 0 && mkdir(secretdir, 0755) == 0 &&
+	          mkdir(sib, 0755) == 0 && mkdir(up, 0755) == 0);
+	write_file(join(secretdir, "key"), "secret\n", 0644);
+	write_file(join(sib, "file"), "data\n", 0644);
+	write_file(join(up, "file"), "data\n", 0644);
+	write_file(join(d, "file"), "data\n", 0644);
+	/* The positive controls: without a scope, each works. */
+	ALLOWED(NULL, "create", join(sib, "control"), NULL);
+	ALLOWED(NULL, "unlink", join(sib, "control"), NULL);
+	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		const char *dirs[] = { sib, up, d };
+
+		ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+		sbx_scopeattr_setlogger(&s, quiet, NULL);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, ways[w]), 0);
+		ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, ro), 0);
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, secretdir), 0);
+		ck_assert(denied_verdict(fs(&s, "read", join(secretdir, "key"), NULL)));
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			ALLOWED(&s, "read", join(dirs[i], "file"), NULL);
+			if (dirs[i] != d) /* an expanded directory is not listed */
+				ALLOWED(&s, "list", dirs[i], NULL);
+			DENIED(&s, "create", join(dirs[i], "new"), NULL);
+			DENIED(&s, "mkdir", join(dirs[i], "newdir"), NULL);
+			DENIED(&s, "symlink", "/etc/passwd", join(dirs[i], "newlink"));
+			DENIED(&s, "write", join(dirs[i], "file"), NULL);
+			DENIED(&s, "truncate", join(dirs[i], "file"), NULL);
+			DENIED(&s, "unlink", join(dirs[i], "file"), NULL);
+		}
+		sbx_scopeattr_destroy(&s);
+	}
+	tree_free(&t);
+}
+END_TEST
+
 /* ---- names ------------------------------------------------------------ */
 
 START_TEST(test_symlinks)
@@ -607,6 +661,7 @@ Suite *suite_confine(void)
 	tcase_add_test(tc, test_sibling_readers);
 	tcase_add_test(tc, test_readmit_nested);
 	tcase_add_test(tc, test_readonly);
+	tcase_add_test(tc, test_readonly_siblings_of_a_denial);
 	tcase_add_test(tc, test_symlinks);
 	tcase_add_test(tc, test_relative_and_normalised);
 	tcase_add_test(tc, test_nonexistent_denied);
