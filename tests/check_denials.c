@@ -267,6 +267,68 @@ START_TEST(test_sbxrun_report_denials)
 }
 END_TEST
 
+/* A name the command chose is data in the report: a carriage return, a
+ * terminal's escape sequence (ESC, and C1's CSI) and a line of the report's
+ * own are printed escaped, in the one line of that denial. */
+START_TEST(test_sbxrun_report_escaped)
+{
+	static const char forged[] = "x\r\033[2K\302\233Asbxrun: no access was denied\n";
+	char name[4400];
+	char *out;
+	int status;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
+		return;
+	}
+	if (!audit_on(__func__))
+		return;
+	snprintf(name, sizeof(name), "%s/%s", t.other, forged);
+	write_file(name, "secret\n", 0644);
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/cat",
+	                               name), &out);
+	audit_restore();
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(!strchr(out, '\r') && !strchr(out, '\033') && !strstr(out, "\302\233"),
+	              "a control character printed raw: %s", out);
+	ck_assert_msg(strncmp(out, "sbxrun: no access was denied", 28) &&
+	                  !strstr(out, "\nsbxrun: no access was denied"),
+	              "a forged line: %s", out);
+	ck_assert_msg(strstr(out, "sbxrun: denied read_file: ") &&
+	                  strstr(out, "/x\\r\\x1b[2K\\xc2\\x9bAsbxrun: no access was denied\\n"),
+	              "%s", out);
+	free(out);
+}
+END_TEST
+
+/* A denial by a layer the command added itself, of a file the scope
+ * grants, is said as that layer's, never as the scope's grant. */
+START_TEST(test_sbxrun_report_own_layer)
+{
+	char *out, file[4200];
+	int status;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
+		return;
+	}
+	if (!audit_on(__func__))
+		return;
+	snprintf(file, sizeof(file), "%s/file", t.mine);
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other,
+	                               HELPER_DIR "/fsop", "layer-read", file), &out);
+	audit_restore();
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(strstr(out, "sbxrun: denied read_file: ") &&
+	                  strstr(out, "/mine/file: not by the scope, which grants it"),
+	              "%s", out);
+	ck_assert_msg(!strstr(out, ": granted: "), "%s", out);
+	free(out);
+}
+END_TEST
+
 /* Where the log is off, one line says so and what to do; the command runs
  * all the same. */
 START_TEST(test_sbxrun_no_report)
@@ -314,6 +376,8 @@ Suite *suite_denials(void)
 	tcase_add_test(tc, test_log_denials_after_exec);
 	tcase_add_test(tc, test_log_denials_below_abi_7);
 	tcase_add_test(tc, test_sbxrun_report_denials);
+	tcase_add_test(tc, test_sbxrun_report_escaped);
+	tcase_add_test(tc, test_sbxrun_report_own_layer);
 	tcase_add_test(tc, test_sbxrun_no_report);
 	suite_add_tcase(su, tc);
 	return su;

@@ -387,6 +387,11 @@ static void why_denied(const sbx_scopeattr_t *scope, const struct denial *dn, ch
 		         ? "; SBX_SCOPE_LISTABLE lists it" : "");
 	else if (x.frozen)
 		snprintf(out, cap, "its directory is frozen by %s", x.frozen);
+	else if (x.reason == SBX_REASON_GRANTED || x.reason == SBX_REASON_READMITTED)
+		/* The kernel denied what the scope grants: another layer did,
+		 * one the command added itself (or one sbxrun runs under). */
+		snprintf(out, cap, "not by the scope, which grants it (%s): by a Landlock layer "
+		         "the command added itself, or one sbxrun runs under", why);
 	else
 		snprintf(out, cap, "%s", why);
 }

@@ -771,9 +771,15 @@ static int run(sbx_scopeattr_t *scope, char **argv)
 }
 
 #if SBX_BUILD_LANDLOCK
+/* A line of the denial report: the names in it are the audit log's, which
+ * the command chose (a carriage return, a terminal's escape sequence, a
+ * line of the report's own): escaped. */
 static void said_line(const char *line)
 {
-	print_said(stderr, "sbxrun: ", line);
+	char shown[4 * 3 * 4096 + 1];
+
+	sbx__escape(line, shown, sizeof(shown));
+	print_said(stderr, "sbxrun: ", shown);
 }
 #endif
 

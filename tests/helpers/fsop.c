@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <netinet/in.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "compat/compat.h"
+#include "compat/landlock.h"
 
 /* A TCP socket to 127.0.0.1:port, bound or connected. */
 static int tcp(const char *port, int do_bind)
@@ -124,6 +126,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s", buf);
 		}
 		return done(n < 0 ? -1 : 0);
+	}
+	if (!strcmp(op, "layer-read")) {
+		/* A Landlock layer of the command's own that grants no read,
+		 * then the read: its denial is that layer's, logged as the
+		 * kernel logs a layer's denials in the program that made it. */
+		struct sbx_landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
+		int rs = (int)sbx_landlock_create_ruleset(&ra, sizeof(ra), 0);
+
+		if (rs < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    sbx_landlock_restrict_self(rs, 0))
+			return done(-1);
+		return done(open(a, O_RDONLY | O_CLOEXEC));
 	}
 	if (!strcmp(op, "openw"))
 		return done(open(a, O_WRONLY | O_CLOEXEC)); /* opened, nothing written */
