@@ -110,6 +110,8 @@ struct seccomp_notif_resp {
 #define AUDIT_SET 1001
 #define AUDIT_USER 1005
 #define AUDIT_STATUS_ENABLED 0x0001
+#define AUDIT_STATUS_BACKLOG_LIMIT 0x0010
+#define AUDIT_STATUS_BACKLOG_WAIT_TIME 0x0020
 
 struct audit_status {
 	uint32_t mask;

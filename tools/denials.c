@@ -116,6 +116,7 @@ int denials_open(struct denials *d)
 		         "needs CAP_AUDIT_CONTROL; run sbxrun as root)", strerror(err));
 		return -1;
 	}
+	d->lost = st.lost;
 	if (!st.enabled) {
 		snprintf(d->why, sizeof(d->why), "the audit log is off: turn it on as root "
 		         "(auditctl -e 1, of the auditd package) and run again");
@@ -251,6 +252,16 @@ static bool readable(int fd, int limit_ms)
 	return r != 0;
 }
 
+/* What the kernel lost since the start (its backlog full, or the rate
+ * limit met): a record of the command's may be among them. */
+static void lost_since(struct denials *d)
+{
+	struct audit_status st = { 0 };
+
+	if (!request(d->ctl, AUDIT_GET, NULL, 0, &st, sizeof(st)) && st.lost != d->lost)
+		d->lost_since = st.lost - d->lost;
+}
+
 int denials_wait(struct denials *d, pid_t pid)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
@@ -291,6 +302,7 @@ int denials_wait(struct denials *d, pid_t pid)
 	if (!d->ended)
 		snprintf(d->why, sizeof(d->why), "the audit log did not mark the end of the command's "
 		         "records (a backlog limit, or a rule): the report may miss some");
+	lost_since(d);
 	return status;
 }
 
@@ -445,9 +457,16 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 		said(line);
 	}
 	if (v && !n)
-		said("no access was denied");
+		said(d->overflowed || d->lost_since ? "no access was denied that the log kept"
+		                                    : "no access was denied");
 	if (d->overflowed)
 		said("the audit log lost records while the command ran: the report may miss some");
+	if (d->lost_since) {
+		snprintf(line, sizeof(line), "the kernel lost %u audit records while the command ran "
+		         "(its backlog was full: auditctl -b raises the limit): the report may miss "
+		         "some of them", d->lost_since);
+		said(line);
+	}
 	if (d->why[0])
 		said(d->why);
 	denials_free(d, v, n);

@@ -5,6 +5,7 @@
 #define SBX_DENIALS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +25,8 @@ struct denials {
 	char why[512];    /* why there is no report, where there is none */
 	char cookie[64];  /* the marker that ends the report */
 	bool overflowed;  /* records were lost on the way */
+	uint32_t lost;    /* the kernel's count of records it lost, at the start */
+	uint32_t lost_since; /* how many more it lost by the end of the report */
 	bool ended;       /* the marker came back */
 	struct access_record *records; /* ACCESS records, any domain */
 	size_t nrecords, cap;
