@@ -143,6 +143,10 @@ static void settle_logging(struct settle *s)
 	if (s->out->abi >= 7) {
 		s->out->restrict_flags |= LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
 		s->out->controls |= SBX_SCOPE_LOG_DENIALS;
+		/* A layer of the child's own that turns the log off hides
+		 * its denials from the reader (where filters are taken). */
+		if (s->seccomp && sbx__seccomp_kernel())
+			s->out->closed |= SBX_CLOSE_LOG_OFF;
 	} else {
 		sbx__event(s->scope, SBX_EVENT_DOWNGRADED, ENOTSUP, "log_denials", NULL,
 		           "not enforced: log_denials (the kernel logs what a program is denied "

@@ -232,7 +232,9 @@ int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 #define SBX_CLOSE_NAMESPACE 0x200 /* setns, open_tree[_attr], fsopen, fsmount, fspick,
                                    * open_by_handle_at, fanotify_init: past a hidden
                                    * denial's cover */
-#define SBX_CLOSE_ALL 0x3ff
+#define SBX_CLOSE_LOG_OFF 0x400 /* landlock_restrict_self with a flag that turns the log off:
+                                 * under SBX_SCOPE_LOG_DENIALS, what the report reads */
+#define SBX_CLOSE_ALL 0x7ff
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */

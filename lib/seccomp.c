@@ -56,7 +56,12 @@
  *   Landlock has (fail with EACCES, as a denied open does);
  * - for every scoped spawn unless it keeps them, keyrings: a child holds
  *   its caller's session keyring by possession, which another user ID
- *   keeps, and its user's keyring (add_key, request_key, keyctl fail).
+ *   keeps, and its user's keyring (add_key, request_key, keyctl fail);
+ * - under SBX_SCOPE_LOG_DENIALS, a Landlock layer of the child's own that
+ *   turns the log off (landlock_restrict_self(2) with
+ *   LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF or _LOG_SUBDOMAINS_OFF): its
+ *   denials, and those of every layer beneath it, would never reach the
+ *   log the caller reads.  A layer that leaves the log on passes.
  *
  * A filter is made of what the scope closes (and the defaults every scope
  * has), as a list of rules "system call nr, its arguments matching, fails
@@ -81,6 +86,7 @@
 #include <unistd.h>
 
 #include "compat/kernel.h"
+#include "compat/landlock.h"
 #include "internal.h"
 #include "lib/bpf.h"
 
@@ -137,10 +143,12 @@ static const struct abi abis[2] = {
  * every ABI of the two architectures. */
 #define IO_URING_FIRST 425
 #define IO_URING_LAST 427
-/* clone3 and mount_setattr likewise: 435, 442; and open_tree, fsopen,
+/* clone3, mount_setattr and landlock_restrict_self likewise: 435, 442,
+ * 446; and open_tree, fsopen,
  * fsmount, fspick and open_tree_attr: 428, 430, 432, 433, 467. */
 #define NR_CLONE3 435
 #define NR_MOUNT_SETATTR 442
+#define NR_LANDLOCK_RESTRICT_SELF 446
 static const int nr_new_mounts[] = { 428, 430, 432, 433, 467 };
 #ifndef CLONE_PARENT
 #define CLONE_PARENT 0x00008000
@@ -241,6 +249,13 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 		sbx__bpf_rule(p, a->add_key, NULL, 0, EPERM);
 		sbx__bpf_rule(p, a->request_key, NULL, 0, EPERM);
 		sbx__bpf_rule(p, a->keyctl, NULL, 0, EPERM);
+	}
+	if (closed & SBX_CLOSE_LOG_OFF) {
+		const struct test log_off = { 1, LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+		                                 LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF,
+		                              { 0 }, 1, true };
+
+		sbx__bpf_rule(p, NR_LANDLOCK_RESTRICT_SELF, &log_off, 1, EPERM);
 	}
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)

@@ -383,6 +383,62 @@ START_TEST(test_sbxrun_report_lost)
 }
 END_TEST
 
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+/* fsop OP A B under scope: its verdict, the last line it printed. */
+static const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a,
+                                const char *b)
+{
+	static char v[64];
+	char *out = NULL, *last;
+	int status = run_scoped(scope, ARGV(FSOP, (char *)op, (char *)a, (char *)b), &out);
+
+	ck_assert_msg(status == 0 || status == 1, "fsop %s %s: status %d", op, a, status);
+	while (strlen(out) && out[strlen(out) - 1] == '\n')
+		out[strlen(out) - 1] = '\0';
+	last = strrchr(out, '\n');
+	snprintf(v, sizeof(v), "%s", last ? last + 1 : out);
+	free(out);
+	return v;
+}
+
+/* Under SBX_SCOPE_LOG_DENIALS, a layer of the command's own that would
+ * turn the log off (its own denials, or its subdomains') is refused:
+ * what the caller reads is whole.  Without the flag, the same layer is
+ * made (the positive control), and a layer that leaves the log on is
+ * made under it too. */
+START_TEST(test_log_off_refused)
+{
+	static const char *const off[] = { "1", "4", "5" }; /* SAME_EXEC_OFF, SUBDOMAINS_OFF */
+	sbx_scopeattr_t plain, logging;
+	char file[4200];
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/file", t.mine);
+	ck_assert(sbx_scopeattr_init(&plain) == 0 && sbx_scopeattr_init(&logging) == 0);
+	sbx_scopeattr_setlogger(&plain, quiet, NULL);
+	sbx_scopeattr_setlogger(&logging, quiet, NULL);
+	ck_assert(sbx_scopeattr_adddeny(&plain, t.other) == 0 && sbx_scopeattr_adddeny(&logging, t.other) == 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&logging, SBX_SCOPE_LOG_DENIALS), 0);
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		ck_assert_str_eq(fsop_verdict(&plain, "layer-read", file, off[i]), "EACCES");
+		ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, off[i]), "EPERM");
+	}
+	ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, "0"), "EACCES");
+	ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, "2"), "EACCES");
+	sbx_scopeattr_destroy(&plain);
+	sbx_scopeattr_destroy(&logging);
+}
+END_TEST
+
 /* Where the log is off, one line says so and what to do; the command runs
  * all the same. */
 START_TEST(test_sbxrun_no_report)
@@ -433,6 +489,7 @@ Suite *suite_denials(void)
 	tcase_add_test(tc, test_sbxrun_report_escaped);
 	tcase_add_test(tc, test_sbxrun_report_own_layer);
 	tcase_add_test(tc, test_sbxrun_report_lost);
+	tcase_add_test(tc, test_log_off_refused);
 	tcase_add_test(tc, test_sbxrun_no_report);
 	suite_add_tcase(su, tc);
 	return su;

@@ -439,6 +439,31 @@ START_TEST(test_namespace_read)
 }
 END_TEST
 
+/* Under SBX_SCOPE_LOG_DENIALS: a layer of the child's own that turns the
+ * log off fails with EPERM, in both ABIs, whatever else its flags hold; one
+ * that leaves it on (none, or LOG_NEW_EXEC_ON) passes. */
+START_TEST(test_log_off_read)
+{
+#ifdef ARCH_NATIVE
+	const struct sock_fprog *prog = sbx__seccomp_filter(SBX_CLOSE_LOG_OFF);
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+
+	ck_assert_ptr_nonnull(prog);
+	for (int i = 0; i < 2; i++) {
+		for (uint64_t flags = 0; flags < 16; flags++)
+			ck_assert_uint_eq(verdict_args(prog, arches[i], 446, 3, flags, 0, 0),
+			                  flags & 5 ? DENIED : SECCOMP_RET_ALLOW);
+		ck_assert_uint_eq(verdict_args(prog, arches[i], 446, (uint64_t)-1, 4, 0, 0), DENIED);
+		ck_assert_uint_eq(verdict_args(prog, arches[i], 444, 0, 0, 1, 0), SECCOMP_RET_ALLOW);
+	}
+	ck_assert_uint_eq(verdict_args(sbx__seccomp_filter(SBX_CLOSE_TERMINAL), ARCH_NATIVE, 446, 3, 1, 0, 0),
+	                  SECCOMP_RET_ALLOW);
+#else
+	fprintf(stderr, "SKIP %s: no filter is known for this architecture\n", __func__);
+#endif
+}
+END_TEST
+
 /* What every scoped child gets, the default rules: built once per process
  * (the same program for the same closures, another for others), and cheap
  * to pass: a call no rule names runs a few instructions, not one per rule,
@@ -642,6 +667,7 @@ int main(void)
 	tcase_add_test(tc, test_processes_read);
 	tcase_add_test(tc, test_keyrings_read);
 	tcase_add_test(tc, test_namespace_read);
+	tcase_add_test(tc, test_log_off_read);
 	tcase_add_test(tc, test_defaults_built_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

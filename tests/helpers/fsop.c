@@ -128,14 +128,15 @@ int main(int argc, char **argv)
 		return done(n < 0 ? -1 : 0);
 	}
 	if (!strcmp(op, "layer-read")) {
-		/* A Landlock layer of the command's own that grants no read,
-		 * then the read: its denial is that layer's, logged as the
-		 * kernel logs a layer's denials in the program that made it. */
+		/* layer-read FILE [FLAGS]: a Landlock layer of the command's
+		 * own that grants no read (restricted with FLAGS), then the
+		 * read: its denial is that layer's, logged as the kernel logs
+		 * a layer's denials in the program that made it. */
 		struct sbx_landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
 		int rs = (int)sbx_landlock_create_ruleset(&ra, sizeof(ra), 0);
 
 		if (rs < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    sbx_landlock_restrict_self(rs, 0))
+		    sbx_landlock_restrict_self(rs, (uint32_t)strtoul(b, NULL, 0)))
 			return done(-1);
 		return done(open(a, O_RDONLY | O_CLOEXEC));
 	}
