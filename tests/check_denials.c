@@ -406,6 +406,40 @@ static const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, co
 	return v;
 }
 
+/* A process the command started that outlives it (a grandchild whose
+ * parent ended, waiting on a FIFO the test opens only after sbxrun ended)
+ * is counted: the report says what it cannot see. */
+START_TEST(test_sbxrun_report_survivors)
+{
+	char fifo[4200], cmd[9000], *out;
+	int status, fd;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 7) {
+		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
+		return;
+	}
+	if (!audit_on(__func__))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", t.mine);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "(cat '%s' >/dev/null 2>&1 </dev/null &); cat %s; exit 0", fifo, t.secret);
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/sh", "-c", cmd),
+	                    &out);
+	audit_restore();
+	/* The survivor, released: a writer opens its FIFO. */
+	fd = open(fifo, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strstr(out, "sbxrun: denied read_file: "), "%s", out);
+	ck_assert_msg(strstr(out, "sbxrun: 1 process the command started still runs: what it is "
+	                          "denied from now on is not in this report"),
+	              "%s", out);
+	free(out);
+}
+END_TEST
+
 /* Under SBX_SCOPE_LOG_DENIALS, a layer of the command's own that would
  * turn the log off (its own denials, or its subdomains') is refused:
  * what the caller reads is whole.  Without the flag, the same layer is
@@ -489,6 +523,7 @@ Suite *suite_denials(void)
 	tcase_add_test(tc, test_sbxrun_report_escaped);
 	tcase_add_test(tc, test_sbxrun_report_own_layer);
 	tcase_add_test(tc, test_sbxrun_report_lost);
+	tcase_add_test(tc, test_sbxrun_report_survivors);
 	tcase_add_test(tc, test_log_off_refused);
 	tcase_add_test(tc, test_sbxrun_no_report);
 	suite_add_tcase(su, tc);

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -426,9 +428,43 @@ static void rights_words(const char *rights, char *out, size_t cap)
 	out[o] = '\0';
 }
 
+/* The processes the command started that still run: sbxrun is their
+ * subreaper, so each whose parent ended is sbxrun's child now.  Those that
+ * ended are reaped first. */
+static unsigned survivors(void)
+{
+	char path[300], buf[512], *close_paren;
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *proc;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (!(proc = opendir("/proc")))
+		return 0;
+	while ((e = readdir(proc))) {
+		FILE *f;
+		long ppid;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		/* pid (comm) state ppid: comm may hold anything, ")" too. */
+		if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
+		    sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 && ppid == (long)getpid())
+			n++;
+		fclose(f);
+	}
+	closedir(proc);
+	return n;
+}
+
 static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid_t pid,
                    const sbx_scopeattr_t *scope, void (*said)(const char *line))
 {
+	unsigned left = survivors();
 	char line[3 * 4096], rights[256], why[2 * 4096];
 	struct denial *v;
 	size_t n;
@@ -469,6 +505,12 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 	}
 	if (d->why[0])
 		said(d->why);
+	if (left) {
+		snprintf(line, sizeof(line), "%u process%s the command started still run%s: what %s "
+		         "denied from now on is not in this report", left, left == 1 ? "" : "es",
+		         left == 1 ? "s" : "", left == 1 ? "it is" : "they are");
+		said(line);
+	}
 	denials_free(d, v, n);
 }
 
@@ -483,6 +525,8 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	sbx_scopeattr_getflags(scope, &flags);
 	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
 	catch_signals();
+	/* What the command leaves running becomes sbxrun's, to be counted. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	err = sbx_posix_spawnp(&command_pid, argv[0], NULL, NULL, scope, argv, environ);
 	sbx_outcome_get(&oc);
 	if (err) {
