@@ -395,7 +395,7 @@ static void pinned(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 static void answer(const struct sbx_scope *s, struct heard *h, const struct sbx_ruleset *rs,
                    sbx_explanation_t *out, struct answer *a)
 {
-	char at[PATH_MAX];
+	char at[PATH_MAX], note[256];
 
 	existing_ancestor(h->path, at);
 	out->access = access_of(h->at, strcmp(h->path, "/") ? h->above : 0, out->exists != 1);
@@ -404,6 +404,8 @@ static void answer(const struct sbx_scope *s, struct heard *h, const struct sbx_
 	decide(h, rs, at, out, a);
 	pinned(h, rs, out, a);
 	add_notes(h, rs, out, a);
+	sbx__explain_caller(s, h->path, &out->access, note, sizeof(note));
+	add(a, "%s", note);
 	/* What it would get, made: what its directory gives. */
 	if (!out->exists && out->reason != SBX_REASON_UNLISTED)
 		add(a, "; not there: %s", frozen_by(rs, at) ? "it cannot be made" : "it may be made");

@@ -216,6 +216,12 @@ bool sbx__is_ruleset(int fd);
 /* Adds a TCP port rule: 0 or -errno. */
 int sbx__ruleset_add_port(int ruleset_fd, unsigned port, uint64_t access);
 
+/* sbx_scopeattr_explain's look at the caller itself (reach.c): the rights
+ * of *access at path that the caller's own open is refused (its domain, or
+ * permissions a child shares) are taken out, and note says which. */
+void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *access, char *note,
+                         size_t cap);
+
 /* ---- seccomp (seccomp.c) -------------------------------------------- */
 
 /* What a filter closes. */

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat/landlock.h"
 #include "tests/common.h"
 
 #define FSOP HELPER_DIR "/fsop"
@@ -324,6 +326,64 @@ START_TEST(test_explain_no_landlock)
 }
 END_TEST
 
+/* Called in a Landlock domain of its own (the test restricts itself: no
+ * file read but beneath the system's directories and one of the tree's),
+ * the answer holds what that domain refuses, which every child inherits:
+ * the scope alone grants the read; the caller's domain takes it away, and
+ * a confined child cannot read either. */
+START_TEST(test_explain_inside_a_domain)
+{
+	static const char *const readable[] = { "/usr", "/lib", "/lib64", "/etc", "/proc", "/dev" };
+	struct sbx_landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
+	char file[4200];
+	sbx_scopeattr_t s;
+	sbx_explanation_t x;
+	int rs;
+
+	REQUIRE_LANDLOCK();
+	snprintf(file, sizeof(file), "%s/file", t.third);
+	write_file(file, "data\n", 0644);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	/* The control: outside a domain of its own, the scope grants it. */
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, file, &x), 0);
+	ck_assert_int_eq(x.reason, SBX_REASON_GRANTED);
+	ck_assert(x.access & SBX_ACCESS_READ);
+	ck_assert(can(&s, "read", file));
+	rs = (int)sbx_landlock_create_ruleset(&ra, sizeof(ra), 0);
+	ck_assert_int_ge(rs, 0);
+	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++) {
+		int fd = open(readable[i], O_PATH | O_CLOEXEC);
+		struct sbx_landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+		                                             .parent_fd = fd };
+
+		if (fd >= 0) {
+			ck_assert_int_eq(sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0), 0);
+			close(fd);
+		}
+	}
+	{
+		int fd = open(t.mine, O_PATH | O_CLOEXEC);
+		struct sbx_landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+		                                             .parent_fd = fd };
+
+		ck_assert_int_eq(sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0), 0);
+		close(fd);
+	}
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(sbx_landlock_restrict_self(rs, 0), 0);
+	close(rs);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, file, &x), 0);
+	ck_assert_msg(!(x.access & SBX_ACCESS_READ) && (x.access & SBX_ACCESS_WRITE), "%s", x.message);
+	ck_assert_msg(strstr(x.message, "read refused to the caller itself"), "%s", x.message);
+	ck_assert(!can(&s, "read", file));
+	/* Where the caller's domain grants the read, the answer keeps it. */
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, join(t.mine, "file"), &x), 0);
+	ck_assert_msg(x.access & SBX_ACCESS_READ, "%s", x.message);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 START_TEST(test_explain_errors)
 {
 	sbx_scopeattr_t s, dead;
@@ -386,6 +446,7 @@ Suite *suite_explain(void)
 	tcase_add_test(tc, test_explain_readmitted_readonly);
 	tcase_add_test(tc, test_explain_dropped_and_left_out);
 	tcase_add_test(tc, test_explain_no_landlock);
+	tcase_add_test(tc, test_explain_inside_a_domain);
 	tcase_add_test(tc, test_explain_errors);
 	tcase_add_test(tc, test_explain_sbxrun);
 	suite_add_tcase(su, tc);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the caller itself may not do at a path, for sbx_scopeattr_explain:
+ * a child inherits the caller's own Landlock domain (and, where the scope
+ * keeps its ids, its permissions), which a scope only adds to.  The rights
+ * a probe can tell without a change of anything: opening a regular file
+ * for reading and for writing (never truncated, never blocking) and a
+ * directory for listing.  Execution is not probed: access(2) does not ask
+ * Landlock, and an exec would run the program.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Whether opening path with flags is refused for a reason the child meets
+ * too: EACCES (a domain, or permissions the child shares), EPERM (another
+ * module), EROFS. */
+static bool refused(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EACCES || errno == EPERM || errno == EROFS;
+}
+
+void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *access, char *note,
+                         size_t cap)
+{
+	int saved = errno, lost = 0;
+	struct stat st;
+	char words[64] = "";
+
+	note[0] = '\0';
+	/* A child that runs as another user meets other permissions: only
+	 * root's refusals (which permissions never make) are its too. */
+	if (!*access || lstat(path, &st) || (s->ids && geteuid() != 0))
+		goto out;
+	if (S_ISREG(st.st_mode)) {
+		if ((*access & SBX_ACCESS_READ) && refused(path, O_RDONLY))
+			lost |= SBX_ACCESS_READ;
+		if ((*access & SBX_ACCESS_WRITE) && refused(path, O_WRONLY))
+			lost |= SBX_ACCESS_WRITE;
+	} else if (S_ISDIR(st.st_mode)) {
+		if ((*access & SBX_ACCESS_LIST) && refused(path, O_RDONLY | O_DIRECTORY))
+			lost |= SBX_ACCESS_LIST;
+	}
+	if (!lost)
+		goto out;
+	*access &= ~lost;
+	snprintf(words, sizeof(words), "%s%s%s", lost & SBX_ACCESS_READ ? "read" : "",
+	         lost & SBX_ACCESS_READ && lost & SBX_ACCESS_WRITE ? ", " : "",
+	         lost & SBX_ACCESS_WRITE ? "write" : lost & SBX_ACCESS_LIST ? "list" : "");
+	snprintf(note, cap, "; %s refused to the caller itself (its own Landlock domain, or its "
+	         "permissions), which a child inherits", words);
+out:
+	errno = saved;
+}
