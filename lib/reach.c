@@ -3,10 +3,11 @@
  * What the caller itself may not do at a path, for sbx_scopeattr_explain:
  * a child inherits the caller's own Landlock domain (and, where the scope
  * keeps its ids, its permissions), which a scope only adds to.  The rights
- * a probe can tell without a change of anything: opening a regular file
- * for reading and for writing (never truncated, never blocking) and a
- * directory for listing.  Execution is not probed: access(2) does not ask
- * Landlock, and an exec would run the program.
+ * a probe can tell without a trace: opening a regular file for reading
+ * (never blocking) and a directory for listing.  Not writing: the close of
+ * a file opened for writing tells every watcher it was written
+ * (IN_CLOSE_WRITE), and a build tool rebuilds.  Nor execution: access(2)
+ * does not ask Landlock, and an exec would run the program.
  */
 #include "config.h"
 
@@ -21,7 +22,7 @@
 
 /* Whether opening path with flags is refused for a reason the child meets
  * too: EACCES (a domain, or permissions the child shares), EPERM (another
- * module), EROFS. */
+ * module). */
 static bool refused(const char *path, int flags)
 {
 	int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -30,7 +31,7 @@ static bool refused(const char *path, int flags)
 		close(fd);
 		return false;
 	}
-	return errno == EACCES || errno == EPERM || errno == EROFS;
+	return errno == EACCES || errno == EPERM;
 }
 
 void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *access, char *note,
@@ -38,7 +39,6 @@ void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *acces
 {
 	int saved = errno, lost = 0;
 	struct stat st;
-	char words[64] = "";
 
 	note[0] = '\0';
 	/* A child that runs as another user meets other permissions: only
@@ -48,8 +48,6 @@ void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *acces
 	if (S_ISREG(st.st_mode)) {
 		if ((*access & SBX_ACCESS_READ) && refused(path, O_RDONLY))
 			lost |= SBX_ACCESS_READ;
-		if ((*access & SBX_ACCESS_WRITE) && refused(path, O_WRONLY))
-			lost |= SBX_ACCESS_WRITE;
 	} else if (S_ISDIR(st.st_mode)) {
 		if ((*access & SBX_ACCESS_LIST) && refused(path, O_RDONLY | O_DIRECTORY))
 			lost |= SBX_ACCESS_LIST;
@@ -57,11 +55,8 @@ void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *acces
 	if (!lost)
 		goto out;
 	*access &= ~lost;
-	snprintf(words, sizeof(words), "%s%s%s", lost & SBX_ACCESS_READ ? "read" : "",
-	         lost & SBX_ACCESS_READ && lost & SBX_ACCESS_WRITE ? ", " : "",
-	         lost & SBX_ACCESS_WRITE ? "write" : lost & SBX_ACCESS_LIST ? "list" : "");
 	snprintf(note, cap, "; %s refused to the caller itself (its own Landlock domain, or its "
-	         "permissions), which a child inherits", words);
+	         "permissions), which a child inherits", lost & SBX_ACCESS_READ ? "read" : "list");
 out:
 	errno = saved;
 }

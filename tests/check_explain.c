@@ -375,6 +375,12 @@ START_TEST(test_explain_inside_a_domain)
 	close(rs);
 	ck_assert_int_eq(sbx_scopeattr_explain(&s, file, &x), 0);
 	ck_assert_msg(!(x.access & SBX_ACCESS_READ) && (x.access & SBX_ACCESS_WRITE), "%s", x.message);
+	/* The probe leaves no trace: the file is as it was. */
+	{
+		struct stat st;
+
+		ck_assert(stat(file, &st) == 0 && st.st_size == 5);
+	}
 	ck_assert_msg(strstr(x.message, "read refused to the caller itself"), "%s", x.message);
 	ck_assert(!can(&s, "read", file));
 	/* Where the caller's domain grants the read, the answer keeps it. */
