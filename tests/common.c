@@ -541,6 +541,33 @@ skip:
 	return MOUNT_NS_NONE;
 }
 
+bool root_mounts(const char *test)
+{
+	char uid_map[64], gid_map[64], why[512];
+	const char *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)";
+	int err = 0;
+
+	if (geteuid() == 0)
+		return private_mounts(test) == MOUNT_NS_PLAIN;
+	snprintf(uid_map, sizeof(uid_map), "0 %lu 1\n", (unsigned long)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "0 %lu 1\n", (unsigned long)getegid());
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+		err = errno;
+	else if ((err = proc_write("/proc/self/uid_map", uid_map)))
+		step = "writing /proc/self/uid_map";
+	else if ((err = proc_write("/proc/self/setgroups", "deny\n")))
+		step = "writing /proc/self/setgroups";
+	else if ((err = proc_write("/proc/self/gid_map", gid_map)))
+		step = "writing /proc/self/gid_map";
+	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		err = errno, step = "mount(\"/\", MS_REC|MS_PRIVATE)";
+	if (!err)
+		return true;
+	snprintf(why, sizeof(why), "%s: %s (%s)", step, errno_name(err), strerror(err));
+	say_skip("SKIP %s: cannot be root in a user namespace of its own here: %s\n", test, why);
+	return false;
+}
+
 void hide_proc(void)
 {
 	/* Not unmounted: in a user namespace, a mount that came from the

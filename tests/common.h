@@ -103,6 +103,12 @@ const char *no_landlock_why(void);
  * that forbids it) and MOUNT_NS_NONE is returned. */
 enum mount_ns { MOUNT_NS_NONE, MOUNT_NS_PLAIN, MOUNT_NS_USER };
 enum mount_ns private_mounts(const char *test);
+/* As private_mounts, but root there: as another user, in a user namespace
+ * of its own that maps uid and gid 0 onto this process's, so that the
+ * programs it runs keep their capabilities over its mounts (not over the
+ * outer namespaces: setns(2) into them and fanotify_init(2) stay root's).
+ * false, with a SKIP line, where none can be made. */
+bool root_mounts(const char *test);
 /* Whether a child of this process can make a user namespace and a mount
  * namespace of its own, as the attacks that need one do; where it cannot,
  * says SKIP with why. */
