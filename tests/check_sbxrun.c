@@ -432,6 +432,14 @@ START_TEST(test_sbxrun_names_escaped)
 	ck_assert_str_eq(out, "sbxrun: /nonexistent\\nsbxrun: forged\\x1b[2J: No such file or "
 	                      "directory\n");
 	free(out);
+	/* C1 (CSI, U+009B, a terminal's escape in one character), a byte that
+	 * is no UTF-8, a sequence cut short: escaped; a letter beyond ASCII
+	 * (U+00E9) printed as it is. */
+	char *c1[] = { SBXRUN, "--quiet", "--", "/nonexistent\xc2\x9b" "2J\xff\xe2\x82-\xc3\xa9", NULL };
+	ck_assert_int_eq(sbxrun(c1, &out), 127);
+	ck_assert_str_eq(out, "sbxrun: /nonexistent\\xc2\\x9b2J\\xff\\xe2\\x82-\xc3\xa9: No such file or "
+	                      "directory\n");
+	free(out);
 }
 END_TEST
 
