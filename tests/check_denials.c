@@ -371,14 +371,19 @@ START_TEST(test_sbxrun_report_lost)
 	audit_status(AUDIT_SET, &was);
 	audit_restore();
 	ck_assert_int_eq(status, 3);
+	/* The scope held: not one of the reads got through (the rest of the
+	 * output is the report; its tail is what the messages show). */
+	ck_assert_msg(!strstr(out, "the-secret"), "read through the denial: ...%s",
+	              out + (strlen(out) > 400 ? strlen(out) - 400 : 0));
 	if (after.lost == was.lost) {
 		say_skip("SKIP %s: the kernel lost no record (a backlog of one kept up)\n", __func__);
 		free(out);
 		return;
 	}
 	ck_assert_msg(strstr(out, "sbxrun: the kernel lost ") && strstr(out, "audit records while the command ran"),
-	              "%s", out);
-	ck_assert_msg(!strstr(out, "sbxrun: no access was denied\n"), "%s", out);
+	              "...%s", out + (strlen(out) > 400 ? strlen(out) - 400 : 0));
+	ck_assert_msg(!strstr(out, "sbxrun: no access was denied\n"), "...%s",
+	              out + (strlen(out) > 400 ? strlen(out) - 400 : 0));
 	free(out);
 }
 END_TEST
