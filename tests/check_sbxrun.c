@@ -443,6 +443,83 @@ START_TEST(test_sbxrun_names_escaped)
 }
 END_TEST
 
+/* "~" at the start of a path option's value, "--deny=~/x" included (the
+ * shell leaves a "~" after "=" as it is): the home directory, as the shell
+ * would have expanded "--deny ~/x"; "~user" that user's; a user with no
+ * home refused with a line saying why, never a literal "~" denied. */
+START_TEST(test_sbxrun_tilde)
+{
+	char home[4200], key[4300], *out;
+	struct tree t;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	snprintf(home, sizeof(home), "%s/home", t.top);
+	snprintf(key, sizeof(key), "%s/.ssh/key", home);
+	ck_assert(mkdir(home, 0755) == 0 && mkdir(join(home, ".ssh"), 0700) == 0);
+	write_file(key, "the-secret\n", 0600);
+	ck_assert_int_eq(setenv("HOME", home, 1), 0);
+	/* The control: no scope, the key reads. */
+	char *plain[] = { SBXRUN, "--quiet", FSOP, "read", key, NULL };
+	ck_assert_int_eq(sbxrun(plain, &out), 0);
+	free(out);
+	char *eq[] = { SBXRUN, "--quiet", "--deny=~/.ssh", FSOP, "read", key, NULL };
+	ck_assert_int_eq(sbxrun(eq, &out), 1);
+	ck_assert_msg(!strstr(out, "the-secret"), "%s", out);
+	free(out);
+	char *apart[] = { SBXRUN, "--quiet", "--readonly", "~", "--deny", "~/.ssh", FSOP, "read", key, NULL };
+	ck_assert_int_eq(sbxrun(apart, &out), 1);
+	free(out);
+	char *nouser[] = { SBXRUN, "--deny=~sbx-no-such-user/.ssh", "true", NULL };
+	ck_assert_int_eq(sbxrun(nouser, &out), 125);
+	ck_assert_msg(strstr(out, "sbxrun: --deny ~sbx-no-such-user/.ssh: no user 'sbx-no-such-user' has a "
+	                          "home directory"), "%s", out);
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
+/* A command the scope denies: the line names the denial that holds it,
+ * by path and found on PATH, expanded (EACCES, 126) and hidden (not found
+ * there, 127); a command that is not there at all is only not found. */
+START_TEST(test_sbxrun_denied_command)
+{
+	static const char *const ways[] = { "--expand", "--hide" };
+	char prog[4200], path[8400], want[4400], *out;
+	struct tree t;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	snprintf(prog, sizeof(prog), "%s/prog", t.other);
+	write_file(prog, "#!/bin/sh\necho ran\n", 0755);
+	snprintf(want, sizeof(want), "is in the denial %s\n", t.other);
+	char *plain[] = { SBXRUN, "--quiet", prog, NULL };
+	ck_assert_int_eq(sbxrun(plain, &out), 0);
+	ck_assert_str_eq(out, "ran\n");
+	free(out);
+	for (size_t w = 0; w < 2; w++) {
+		int status = w ? 127 : 126;
+		char *by_path[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, prog, NULL };
+		char *by_name[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, "prog", NULL };
+		char *absent[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, "sbx-no-such-prog", NULL };
+
+		ck_assert_int_eq(sbxrun(by_path, &out), status);
+		ck_assert_msg(strstr(out, want) && !strstr(out, "ran"), "%s", out);
+		free(out);
+		snprintf(path, sizeof(path), "%s:%s", t.other, getenv("PATH"));
+		ck_assert_int_eq(setenv("PATH", path, 1), 0);
+		ck_assert_int_eq(sbxrun(by_name, &out), status);
+		ck_assert_msg(!strncmp(out, "sbxrun: prog: ", 14) && strstr(out, want), "%s", out);
+		free(out);
+		ck_assert_int_eq(sbxrun(absent, &out), 127);
+		ck_assert_msg(!strstr(out, "denial"), "%s", out);
+		free(out);
+		ck_assert_int_eq(setenv("PATH", path + strlen(t.other) + 1, 1), 0);
+	}
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_sbxrun_option_syntax)
 {
 	struct tree t;
@@ -630,6 +707,8 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_planted_symlink);
 	tcase_add_test(tc, test_sbxrun_ambiguous_prefix);
 	tcase_add_test(tc, test_sbxrun_names_escaped);
+	tcase_add_test(tc, test_sbxrun_tilde);
+	tcase_add_test(tc, test_sbxrun_denied_command);
 	tcase_add_test(tc, test_sbxrun_option_syntax);
 	tcase_add_test(tc, test_sbxrun_privilege);
 	tcase_add_test(tc, test_sbxrun_without_landlock);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +31,8 @@
 #include "lib/escape.h"
 #include "lib/internal.h"
 #include "sbxspawn/sbxspawn.h"
+#include "tools/refusing.h"
+#include "tools/tilde.h"
 #if SBX_BUILD_LANDLOCK
 #include <sys/wait.h>
 
@@ -422,19 +425,32 @@ static int add_flags(sbx_scopeattr_t *scope, int flags)
  * arg its argument (NULL for an option without one), and each uses what it
  * needs.  A nonzero return is an sbx error. */
 
+/* A path option's value, its leading "~" expanded (tools/tilde.c): or
+ * sbxrun stops, saying why. */
+static const char *path_of(const char *name, const char *arg)
+{
+	static char expanded[PATH_MAX];
+	char why[512];
+	const char *path = tilde_expand(arg, expanded, sizeof(expanded), why, sizeof(why));
+
+	if (!path)
+		fail("--%s %s: %s", name, arg, why);
+	return path;
+}
+
 static int add_deny(struct settings *set, const char *name, const char *arg)
 {
-	return sbx_scopeattr_adddeny(&set->scope, arg);
+	return sbx_scopeattr_adddeny(&set->scope, path_of(name, arg));
 }
 
 static int add_allow(struct settings *set, const char *name, const char *arg)
 {
-	return sbx_scopeattr_addallow(&set->scope, arg);
+	return sbx_scopeattr_addallow(&set->scope, path_of(name, arg));
 }
 
 static int add_readonly(struct settings *set, const char *name, const char *arg)
 {
-	return sbx_scopeattr_addreadonly(&set->scope, arg);
+	return sbx_scopeattr_addreadonly(&set->scope, path_of(name, arg));
 }
 
 static int set_require(struct settings *set, const char *name, const char *arg)
@@ -578,7 +594,7 @@ static int keep_processes(struct settings *set, const char *name, const char *ar
  * /tmp would freeze /tmp: re-admitted, and named by TMPDIR. */
 static int set_tmpdir(struct settings *set, const char *name, const char *arg)
 {
-	return sbx_scopeattr_settmpdir(&set->scope, arg);
+	return sbx_scopeattr_settmpdir(&set->scope, path_of(name, arg));
 }
 
 /* The scope from the environment convention, as a program that reads it
@@ -743,8 +759,9 @@ static int parse_options(struct settings *set, int argc, char **argv)
 
 /* Why argv[0] did not run (err, and the outcome of the try), said, as
  * sbxrun's exit status. */
-static int not_run(char **argv, int err)
+static int not_run(const sbx_scopeattr_t *scope, const char *program, char **argv, int err)
 {
+	const char *denial;
 	sbx_outcome_t outcome;
 
 	if (err == SBX_EREFUSED)
@@ -760,14 +777,20 @@ static int not_run(char **argv, int err)
 		say("%s: not run: the scope could not be compiled: %s", argv[0], sbx_strerror(err));
 		return EXIT_FAILED;
 	}
-	say("%s: %s", argv[0], sbx_strerror(err));
+	if ((err == EACCES || err == ENOENT) && program && (denial = refusing_denial(scope, program)))
+		say("%s: %s: %s is in the denial %s", argv[0], sbx_strerror(err), program, denial);
+	else
+		say("%s: %s", argv[0], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
 /* Becomes argv[0]; only a failure returns, as sbxrun's exit status. */
 static int run(sbx_scopeattr_t *scope, char **argv)
 {
-	return not_run(argv, sbx_execvpe(argv[0], scope, argv, environ));
+	char program[PATH_MAX];
+	bool found = refusing_locate(argv[0], program, sizeof(program));
+
+	return not_run(scope, found ? program : NULL, argv, sbx_execvpe(argv[0], scope, argv, environ));
 }
 
 #if SBX_BUILD_LANDLOCK
@@ -789,9 +812,11 @@ static int run_reporting(sbx_scopeattr_t *scope, char **argv)
 {
 #if SBX_BUILD_LANDLOCK
 	int status = 0, err = denials_run(scope, argv, said_line, &status);
+	char program[PATH_MAX];
 
 	if (err)
-		return not_run(argv, err);
+		return not_run(scope, refusing_locate(argv[0], program, sizeof(program)) ? program : NULL,
+		               argv, err);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
 	say("%s", "no denial report: this build confines nothing (portable)");

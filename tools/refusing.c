@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which path of the scope refused a command: an exec that Landlock
+ * refuses is EACCES, and one beneath a hidden denial ENOENT, and nothing
+ * more.  A program beneath a denial (and no re-admission nearer to it)
+ * cannot run; the scope's own rules say which, without a compile: sbxrun
+ * asks after its exec failed, when it is confined already and a compile
+ * would see less than the caller did.  The program is found before the
+ * exec, as the exec will look for it.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/internal.h"
+#include "tools/refusing.h"
+
+/* command as execvp(3) finds it: a name with a slash as it is, else the
+ * first executable file of that name on PATH. */
+static bool locate(const char *command, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(command, '/'))
+		return (size_t)snprintf(out, cap, "%s", command) < cap;
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		if ((size_t)snprintf(out, cap, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "",
+		                     command) < cap &&
+		    access(out, F_OK) == 0)
+			return true;
+		if (!*end)
+			return false;
+	}
+}
+
+bool refusing_locate(const char *command, char *program, size_t cap)
+{
+	char located[PATH_MAX], real[PATH_MAX];
+
+	return locate(command, located, sizeof(located)) && realpath(located, real) &&
+	       (size_t)snprintf(program, cap, "%s", real) < cap;
+}
+
+const char *refusing_denial(const sbx_scopeattr_t *scope, const char *program)
+{
+	const struct sbx_scope *s = scope ? scope->__scope : NULL;
+	const struct sbx_scope_rule *nearest = NULL;
+
+	for (size_t i = 0; s && i < s->nrules; i++) {
+		const struct sbx_scope_rule *r = &s->rules[i];
+
+		if (sbx__path_covers(r->path, program) &&
+		    (!nearest || strlen(r->path) > strlen(nearest->path)))
+			nearest = r;
+	}
+	return nearest && nearest->mode == SBX_MODE_DENY ? nearest->path : NULL;
+}
