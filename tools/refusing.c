@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat/compat.h"
 #include "lib/internal.h"
 #include "tools/refusing.h"
 
@@ -44,7 +45,7 @@ bool refusing_locate(const char *command, char *program, size_t cap)
 {
 	char located[PATH_MAX], real[PATH_MAX];
 
-	return locate(command, located, sizeof(located)) && realpath(located, real) &&
+	return locate(command, located, sizeof(located)) && sbx__resolve(located, real) == 0 &&
 	       (size_t)snprintf(program, cap, "%s", real) < cap;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat/compat.h"
 #include "tools/tilde.h"
 
 const char *tilde_expand(const char *arg, char *out, size_t cap, char *why, size_t whycap)
