@@ -337,6 +337,13 @@ struct compiler {
 	bool vanished_elsewhere;
 	char vanished_dir[PATH_MAX];
 	char vanished_names[256];
+	/* Entries left out for their other names (hard links), and other
+	 * names of a denied file, each said in one line too: denying one
+	 * program of a directory of links would say a line for each. */
+	size_t linked, aliases;
+	bool linked_elsewhere;
+	char linked_dir[PATH_MAX];
+	char linked_names[256], alias_of[PATH_MAX], alias_first[PATH_MAX], alias_names[256];
 };
 
 /* A failure that is the compile's, not one grant's: kept in cc->err. */
@@ -379,8 +386,12 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 /* Keeps path, where a path of the scope the tree left out led (said
  * there), among what was dropped. */
 void sbx__drop_left_out(struct compiler *cc, const char *path);
-/* The default logger's one line for the entries that vanished. */
+/* The default logger's one line for the entries that vanished, and one
+ * for those left out for their hard links. */
 void sbx__drop_summary(struct compiler *cc);
+/* A denied file's other name (a hard link) in the directory being
+ * compiled: an event for loggers, counted for the one line. */
+void sbx__drop_alias(struct compiler *cc, const char *same, const char *alias);
 
 /* A directory a compile visited, kept so that a later spawn can tell
  * whether compiling again would give the same: what it was, and its

@@ -32,6 +32,61 @@ static void note_vanished(struct compiler *cc, const char *name)
 		         len ? ", " : "", name);
 }
 
+/* Up to three names of a list, then its count says the rest. */
+static void note_name(char *names, size_t cap, size_t count, const char *name)
+{
+	size_t len = strlen(names);
+
+	if (count <= 3)
+		snprintf(names + len, cap - len, "%s%s", len ? ", " : "", name);
+}
+
+void sbx__drop_alias(struct compiler *cc, const char *same, const char *alias)
+{
+	sbx__event_quiet(cc->scope, SBX_EVENT_ALIAS, 0, same, alias,
+	                 "%s is also %s (a hard link); that name is not granted", same, alias);
+	if (!cc->aliases++) {
+		snprintf(cc->alias_of, sizeof(cc->alias_of), "%s", same);
+		snprintf(cc->alias_first, sizeof(cc->alias_first), "%s", alias);
+	}
+	note_name(cc->alias_names, sizeof(cc->alias_names), cc->aliases, alias);
+}
+
+static void note_linked(struct compiler *cc, const char *name)
+{
+	if (!cc->linked++)
+		snprintf(cc->linked_dir, sizeof(cc->linked_dir), "%s", cc->path);
+	else if (strcmp(cc->linked_dir, cc->path))
+		cc->linked_elsewhere = true;
+	note_name(cc->linked_names, sizeof(cc->linked_names), cc->linked, name);
+}
+
+/* The one line for what hard links left out: each drop and each other
+ * name is an event of its own, for loggers (the default logger leaves
+ * them unsaid); this one the default logger says, with no path (each
+ * drop named its own: none is the directory's).  Where both are, the
+ * other names' line is for loggers, and its words join the drops'. */
+static void links_summary(struct compiler *cc)
+{
+	char aliased[PATH_MAX + 512] = "";
+
+	if (cc->aliases) {
+		snprintf(aliased, sizeof(aliased), "%s is also %s%s (%zu hard link%s): %s not granted",
+		         cc->alias_of, cc->alias_names, cc->aliases > 3 ? ", ..." : "", cc->aliases,
+		         cc->aliases == 1 ? "" : "s", cc->aliases == 1 ? "that name is" : "those names are");
+		(cc->linked ? sbx__event_quiet : sbx__event)(cc->scope, SBX_EVENT_ALIAS, 0, cc->alias_of,
+		                                              cc->alias_first, "%s", aliased);
+	}
+	if (cc->linked)
+		sbx__event(cc->scope, SBX_EVENT_DROPPED, EMLINK, NULL, NULL,
+		           "%s%s%zu %s of %s%s stay%s unreachable: %s other names (hard links) that a "
+		           "denial may cover, so %s not granted: %s%s (the outcome lists them all)",
+		           aliased, *aliased ? "; and " : "", cc->linked, cc->linked == 1 ? "entry" : "entries",
+		           cc->linked_dir, cc->linked_elsewhere ? " and other directories" : "",
+		           cc->linked == 1 ? "s" : "", cc->linked == 1 ? "it has" : "they have",
+		           cc->linked == 1 ? "it is" : "they are", cc->linked_names, cc->linked > 3 ? ", ..." : "");
+}
+
 /* The one line for what vanished.  Printed by the default logger only for
  * a snapshot, which keeps them unreachable to every spawn: a compile for a
  * spawn is listed again by the next one (what vanished was never the
@@ -41,6 +96,7 @@ void sbx__drop_summary(struct compiler *cc)
 {
 	const struct sbx_ruleset *rs = cc->out;
 
+	links_summary(cc);
 	if (!cc->vanished)
 		return;
 	(rs->snapshot ? sbx__event : sbx__event_quiet)(
@@ -124,7 +180,10 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 	 * the one line the default logger says instead (sbx__drop_summary). */
 	if ((why == DROP_FAILED && err == ENOENT) || why == DROP_CHANGED)
 		note_vanished(cc, name);
-	sbx__event(cc->scope, SBX_EVENT_DROPPED, err, full, NULL, "%s%s%s%s%s%s", said[why].before,
-	           full, said[why].after, said[why].error ? " (" : "",
-	           said[why].error ? strerror(err) : "", said[why].error ? ")" : "");
+	if (why == DROP_LINKED)
+		note_linked(cc, name);
+	(why == DROP_LINKED ? sbx__event_quiet : sbx__event)(
+		cc->scope, SBX_EVENT_DROPPED, err, full, NULL, "%s%s%s%s%s%s", said[why].before, full,
+		said[why].after, said[why].error ? " (" : "", said[why].error ? strerror(err) : "",
+		said[why].error ? ")" : "");
 }

@@ -52,8 +52,7 @@ static void record(struct compiler *cc, const struct visit *v, struct entry *e, 
 			char alias[PATH_MAX + NAME_MAX + 2];
 
 			snprintf(alias, sizeof(alias), "%s/%s", strcmp(cc->path, "/") ? cc->path : "", name);
-			sbx__event(cc->scope, SBX_EVENT_ALIAS, 0, same, alias,
-			           "%s is also %s (a hard link); that name is not granted", same, alias);
+			sbx__drop_alias(cc, same, alias);
 		} else if (!cc->err) {
 			sbx__drop(cc, name, EMLINK, DROP_LINKED);
 		}

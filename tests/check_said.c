@@ -179,6 +179,52 @@ START_TEST(test_said_nothing_for_empty_scope)
 }
 END_TEST
 
+/* Denying one program of a directory of hard links (as /usr/bin holds
+ * them): its other names, and each other file of several names that the
+ * expansion leaves out, are each an event for loggers, and the default
+ * logger says them in one line.  Expanded: hiding needs no listing. */
+START_TEST(test_said_links_in_one_line)
+{
+	char bin[4200], prog[4300], name[4300];
+	sbx_scopeattr_t s;
+	const char *text;
+
+	REQUIRE_LANDLOCK();
+	snprintf(bin, sizeof(bin), "%s/bin", t.top);
+	snprintf(prog, sizeof(prog), "%s/prog", bin);
+	ck_assert_int_eq(mkdir(bin, 0755), 0);
+	write_file(prog, "#!/bin/sh\n", 0755);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s/prog%d", bin, i);
+		ck_assert_int_eq(link(prog, name), 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		char other[4400];
+
+		snprintf(name, sizeof(name), "%s/tool%d", bin, i);
+		write_file(name, "#!/bin/sh\n", 0755);
+		snprintf(other, sizeof(other), "%s/tool%d-link", bin, i);
+		ck_assert_int_eq(link(name, other), 0);
+	}
+	scope_new(&s);
+	seen.forward = true;
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_EXPAND), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, prog), 0);
+	catch_stderr();
+	ck_assert_int_eq(spawn_wait(&s, ARGV("/bin/true")), 0);
+	text = said();
+	/* Each to a logger: 3 other names and their line, 12 drops and theirs. */
+	ck_assert_int_eq(seen.count[SBX_EVENT_ALIAS], 4);
+	ck_assert_int_eq(seen.count[SBX_EVENT_DROPPED], 13);
+	ck_assert_msg(lines_with(text, "hard link") == 1 && lines_with(text, "sbxspawn: ") == 1, "%s", text);
+	ck_assert_msg(strstr(text, "is also ") && strstr(text, "(3 hard links): those names are not granted; "
+	                                                       "and 12 entries of ") &&
+	                  strstr(text, "(the outcome lists them all)"),
+	              "%s", text);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* A refused child says so on its standard error; the spawn's event goes
  * to loggers that keep data, and the default logger does not say it a
  * second time. */
@@ -474,6 +520,7 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_privilege_to_loggers_only);
 	tcase_add_test(tc, test_said_nothing_for_empty_scope);
 	tcase_add_test(tc, test_said_refusal_once);
+	tcase_add_test(tc, test_said_links_in_one_line);
 	tcase_add_test(tc, test_said_vanished_only_when_kept);
 	tcase_add_test(tc, test_said_home_frozen);
 	tcase_add_test(tc, test_said_sbxrun_home);
