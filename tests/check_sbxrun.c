@@ -520,6 +520,26 @@ START_TEST(test_sbxrun_denied_command)
 }
 END_TEST
 
+/* --uid where the child could not take the ids (no CAP_SETUID and
+ * CAP_SETGID: a regular user, or root without them): refused before
+ * anything is said of the ids, with one line saying what it needs. */
+START_TEST(test_sbxrun_uid_unprivileged)
+{
+	char *out;
+	char *as_user[] = { SBXRUN, "--uid", "root", "/bin/echo", "ran", NULL };
+	char *as_root[] = { "setpriv", "--bounding-set", "-setuid,-setgid", "--", SBXRUN, "--uid", "nobody",
+	                    "/bin/echo", "ran", NULL };
+
+	ck_assert_int_eq(sbxrun(geteuid() ? as_user : as_root, &out), 125);
+	ck_assert_msg(!strncmp(out, "sbxrun: --uid: running a command as another user needs the "
+	                            "capabilities to change ids", strlen("sbxrun: --uid: running a "
+	                            "command as another user needs the capabilities to change ids")) &&
+	                  !strstr(out, "\nran\n") && !strstr(out, "commands run as root") && !strstr(out, "setgroups"),
+	              "%s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_sbxrun_option_syntax)
 {
 	struct tree t;
@@ -709,6 +729,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_names_escaped);
 	tcase_add_test(tc, test_sbxrun_tilde);
 	tcase_add_test(tc, test_sbxrun_denied_command);
+	tcase_add_test(tc, test_sbxrun_uid_unprivileged);
 	tcase_add_test(tc, test_sbxrun_option_syntax);
 	tcase_add_test(tc, test_sbxrun_privilege);
 	tcase_add_test(tc, test_sbxrun_without_landlock);

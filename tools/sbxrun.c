@@ -421,6 +421,25 @@ static int add_flags(sbx_scopeattr_t *scope, int flags)
 	return sbx_scopeattr_setflags(scope, have | flags);
 }
 
+/* Whether the child can take other ids: its confinement calls setgroups,
+ * setresgid and setresuid, which need CAP_SETGID and CAP_SETUID
+ * (permitted: the library makes them effective).  Asked before anything
+ * is said of the ids, which a refusal would make untrue. */
+static bool may_change_ids(void)
+{
+#if SBX_BUILD_LANDLOCK
+	struct { uint32_t version; int pid; } head = { 0x20080522 /* v3 */, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	const uint32_t setgid_setuid = (1U << 6) | (1U << 7);
+
+	if (syscall(SYS_capget, &head, data) < 0)
+		return true; /* let the child say what it meets */
+	return (data[0].permitted & setgid_setuid) == setgid_setuid;
+#else
+	return true;
+#endif
+}
+
 /* The options' handlers, all of one type: name is the option's full name,
  * arg its argument (NULL for an option without one), and each uses what it
  * needs.  A nonzero return is an sbx error. */
@@ -750,6 +769,10 @@ static int parse_options(struct settings *set, int argc, char **argv)
 	}
 	if (set->gid_set && !set->uid_set)
 		fail("%s", "--gid needs --uid");
+	if (set->uid_set && !may_change_ids())
+		fail("--uid: running a command as another user needs the capabilities to change "
+		     "ids (CAP_SETUID, CAP_SETGID: root), which this uid %lu lacks: run sbxrun as "
+		     "root, or leave --uid out", (unsigned long)getuid());
 	if (set->uid_set && (err = sbx_scopeattr_setids(&set->scope, set->uid, set->gid)))
 		fail("--uid: %s", sbx_strerror(err));
 	return i;
