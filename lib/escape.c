@@ -30,6 +30,12 @@ static size_t printable_utf8(const unsigned char *s)
 	if (!n || (n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
 	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || c < 0x20 || (c >= 0x7f && c < 0xa0))
 		return 0;
+	/* What turns a line around or breaks it on a terminal: the marks and
+	 * overrides of direction (U+200E, U+200F, U+202A..U+202E,
+	 * U+2066..U+2069) and the line and paragraph separators (U+2028,
+	 * U+2029). */
+	if ((c >= 0x200e && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+		return 0;
 	return n;
 }
 

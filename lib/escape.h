@@ -10,8 +10,9 @@
 #include "sbxspawn/sbxspawn.h"
 
 /* in, escaped into out (cap bytes, at most 4 per byte of in): a backslash,
- * newline, tab or return as \\, \n, \t, \r; another control character, or a
- * byte that is not valid UTF-8, as \xHH. */
+ * newline, tab or return as \\, \n, \t, \r; another control character
+ * (C1 too), a mark or override of direction, a line or paragraph
+ * separator, or a byte that is not valid UTF-8, as \xHH, byte by byte. */
 size_t sbx__escape(const char *in, char *out, size_t cap);
 
 /* Whether the default logger prints ev: false for what no user must act

@@ -41,9 +41,10 @@ void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *acces
 	struct stat st;
 
 	note[0] = '\0';
-	/* A child that runs as another user meets other permissions: only
-	 * root's refusals (which permissions never make) are its too. */
-	if (!*access || lstat(path, &st) || (s->ids && geteuid() != 0))
+	/* A child that runs as another user meets other permissions, which
+	 * a refusal of the caller's cannot be told from (root's too: without
+	 * CAP_DAC_OVERRIDE, permissions refuse it): not tried. */
+	if (!*access || lstat(path, &st) || s->ids)
 		goto out;
 	if (S_ISREG(st.st_mode)) {
 		if ((*access & SBX_ACCESS_READ) && refused(path, O_RDONLY))

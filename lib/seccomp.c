@@ -58,10 +58,13 @@
  *   its caller's session keyring by possession, which another user ID
  *   keeps, and its user's keyring (add_key, request_key, keyctl fail);
  * - under SBX_SCOPE_LOG_DENIALS, a Landlock layer of the child's own that
- *   turns the log off (landlock_restrict_self(2) with
- *   LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF or _LOG_SUBDOMAINS_OFF): its
- *   denials, and those of every layer beneath it, would never reach the
- *   log the caller reads.  A layer that leaves the log on passes.
+ *   would not log as the scope's does: the kernel blames a denial on the
+ *   youngest layer that denies, and one made without
+ *   LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON logs nothing after its exec,
+ *   one with _LOG_SAME_EXEC_OFF nothing before, one with
+ *   _LOG_SUBDOMAINS_OFF nothing of the layers beneath it: each would keep
+ *   its denials from the log the caller reads.  A layer made with
+ *   LOG_NEW_EXEC_ON alone (of the three) passes.
  *
  * A filter is made of what the scope closes (and the defaults every scope
  * has), as a list of rules "system call nr, its arguments matching, fails
@@ -251,9 +254,12 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 		sbx__bpf_rule(p, a->keyctl, NULL, 0, EPERM);
 	}
 	if (closed & SBX_CLOSE_LOG_OFF) {
+		/* Its logging flags must be the scope's own: the log on after
+		 * the exec too, neither off flag. */
 		const struct test log_off = { 1, LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+		                                 LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |
 		                                 LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF,
-		                              { 0 }, 1, true };
+		                              { LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON }, 1, true };
 
 		sbx__bpf_rule(p, NR_LANDLOCK_RESTRICT_SELF, &log_off, 1, EPERM);
 	}

@@ -241,9 +241,21 @@ START_TEST(test_readonly_siblings_of_a_denial)
 	write_file(join(sib, "file"), "data\n", 0644);
 	write_file(join(up, "file"), "data\n", 0644);
 	write_file(join(d, "file"), "data\n", 0644);
-	/* The positive controls: without a scope, each works. */
-	ALLOWED(NULL, "create", join(sib, "control"), NULL);
-	ALLOWED(NULL, "unlink", join(sib, "control"), NULL);
+	/* The positive controls: without a scope, each works, in each. */
+	for (size_t i = 0; i < 3; i++) {
+		const char *dir = i == 0 ? sib : i == 1 ? up : d;
+		char f[4500];
+
+		snprintf(f, sizeof(f), "%s/control", dir);
+		ALLOWED(NULL, "create", f, NULL);
+		ALLOWED(NULL, "write", f, NULL);
+		ALLOWED(NULL, "truncate", f, NULL);
+		ALLOWED(NULL, "unlink", f, NULL);
+		ALLOWED(NULL, "mkdir", f, NULL);
+		ck_assert_int_eq(rmdir(f), 0);
+		ALLOWED(NULL, "symlink", "/etc/passwd", f);
+		ck_assert_int_eq(unlink(f), 0);
+	}
 	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
 		const char *dirs[] = { sib, up, d };
 

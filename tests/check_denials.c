@@ -275,6 +275,8 @@ START_TEST(test_sbxrun_report_denials)
 	              "%s", out);
 	ck_assert_msg(strstr(out, "sbxrun: denied make_reg: "), "%s", out);
 	ck_assert_msg(!strstr(out, "SBX_"), "a library name: %s", out);
+	/* Nothing it started outlived it: no line says so. */
+	ck_assert_msg(!strstr(out, "still ran"), "%s", out);
 	free(out);
 }
 END_TEST
@@ -318,7 +320,7 @@ END_TEST
  * grants, is said as that layer's, never as the scope's grant. */
 START_TEST(test_sbxrun_report_own_layer)
 {
-	char *out, file[4200];
+	char *out, file[4200], cmd[9000];
 	int status;
 
 	REQUIRE_LANDLOCK();
@@ -330,13 +332,25 @@ START_TEST(test_sbxrun_report_own_layer)
 		return;
 	snprintf(file, sizeof(file), "%s/file", t.mine);
 	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other,
-	                               HELPER_DIR "/fsop", "layer-read", file), &out);
+	                               HELPER_DIR "/fsop", "layer-read", file, "2"), &out);
 	audit_restore();
 	ck_assert_int_eq(status, 1);
 	ck_assert_msg(strstr(out, "sbxrun: denied read_file: ") &&
 	                  strstr(out, "/mine/file: not by the scope, which grants it"),
 	              "%s", out);
 	ck_assert_msg(!strstr(out, ": granted: "), "%s", out);
+	free(out);
+	/* The same layer made by a process the command started (its domain
+	 * made by another pid): in the report all the same. */
+	snprintf(cmd, sizeof(cmd), "%s/fsop layer-read '%s' 2; true", HELPER_DIR, file);
+	ck_assert(audit_on(__func__));
+	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/sh", "-c", cmd),
+	                    &out);
+	audit_restore();
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strstr(out, "/mine/file: not by the scope, which grants it") &&
+	                  !strstr(out, "no access was denied"),
+	              "%s", out);
 	free(out);
 }
 END_TEST
@@ -438,21 +452,23 @@ START_TEST(test_sbxrun_report_survivors)
 		close(fd);
 	ck_assert_int_eq(status, 0);
 	ck_assert_msg(strstr(out, "sbxrun: denied read_file: "), "%s", out);
-	ck_assert_msg(strstr(out, "sbxrun: 1 process the command started still runs: what it is "
-	                          "denied from now on is not in this report"),
+	ck_assert_msg(strstr(out, "sbxrun: 1 process the command started still ran when it ended: "
+	                          "what it is denied after this report is not in it"),
 	              "%s", out);
 	free(out);
 }
 END_TEST
 
 /* Under SBX_SCOPE_LOG_DENIALS, a layer of the command's own that would
- * turn the log off (its own denials, or its subdomains') is refused:
- * what the caller reads is whole.  Without the flag, the same layer is
- * made (the positive control), and a layer that leaves the log on is
- * made under it too. */
+ * not log as the scope's does (nothing after its exec, its own denials or
+ * its subdomains' off) is refused: what the caller reads is whole.
+ * Without the flag, the same layer is made (the positive control), and a
+ * layer that logs after its exec is made under it too. */
 START_TEST(test_log_off_refused)
 {
-	static const char *const off[] = { "1", "4", "5" }; /* SAME_EXEC_OFF, SUBDOMAINS_OFF */
+	/* None (nothing logged after its exec), SAME_EXEC_OFF, SUBDOMAINS_OFF,
+	 * and either with NEW_EXEC_ON. */
+	static const char *const off[] = { "0", "1", "4", "5", "3", "6" };
 	sbx_scopeattr_t plain, logging;
 	char file[4200];
 
@@ -471,7 +487,6 @@ START_TEST(test_log_off_refused)
 		ck_assert_str_eq(fsop_verdict(&plain, "layer-read", file, off[i]), "EACCES");
 		ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, off[i]), "EPERM");
 	}
-	ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, "0"), "EACCES");
 	ck_assert_str_eq(fsop_verdict(&logging, "layer-read", file, "2"), "EACCES");
 	sbx_scopeattr_destroy(&plain);
 	sbx_scopeattr_destroy(&logging);

@@ -334,8 +334,10 @@ END_TEST
 START_TEST(test_explain_inside_a_domain)
 {
 	static const char *const readable[] = { "/usr", "/lib", "/lib64", "/etc", "/proc", "/dev" };
-	struct sbx_landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
-	char file[4200];
+	struct sbx_landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE |
+	                                                              LANDLOCK_ACCESS_FS_READ_DIR };
+	const uint64_t both = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+	char file[4200], unlisted[4200];
 	sbx_scopeattr_t s;
 	sbx_explanation_t x;
 	int rs;
@@ -343,19 +345,27 @@ START_TEST(test_explain_inside_a_domain)
 	REQUIRE_LANDLOCK();
 	snprintf(file, sizeof(file), "%s/file", t.third);
 	write_file(file, "data\n", 0644);
+	/* Beside the tree's directories, one the caller's domain will not
+	 * list. */
+	snprintf(unlisted, sizeof(unlisted), "%s/unlisted", t.top);
+	ck_assert_int_eq(mkdir(unlisted, 0755), 0);
 	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
-	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	/* A read-only path, which expands nothing: the compile lists no
+	 * directory, which the domain below would refuse it. */
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.mine), 0);
 	/* The control: outside a domain of its own, the scope grants it. */
 	ck_assert_int_eq(sbx_scopeattr_explain(&s, file, &x), 0);
 	ck_assert_int_eq(x.reason, SBX_REASON_GRANTED);
 	ck_assert(x.access & SBX_ACCESS_READ);
 	ck_assert(can(&s, "read", file));
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, unlisted, &x), 0);
+	ck_assert(x.access & SBX_ACCESS_LIST);
+	ck_assert(can(&s, "list", unlisted));
 	rs = (int)sbx_landlock_create_ruleset(&ra, sizeof(ra), 0);
 	ck_assert_int_ge(rs, 0);
 	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++) {
 		int fd = open(readable[i], O_PATH | O_CLOEXEC);
-		struct sbx_landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
-		                                             .parent_fd = fd };
+		struct sbx_landlock_path_beneath_attr pb = { .allowed_access = both, .parent_fd = fd };
 
 		if (fd >= 0) {
 			ck_assert_int_eq(sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0), 0);
@@ -363,9 +373,16 @@ START_TEST(test_explain_inside_a_domain)
 		}
 	}
 	{
-		int fd = open(t.mine, O_PATH | O_CLOEXEC);
+		/* The tree's files are read beneath mine; its directories
+		 * (the compile lists them) beneath projects. */
+		int fd = open(t.mine, O_PATH | O_CLOEXEC), dirs = open(t.projects, O_PATH | O_CLOEXEC);
 		struct sbx_landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
-		                                             .parent_fd = fd };
+		                                             .parent_fd = fd },
+		                                      pd = { .allowed_access = LANDLOCK_ACCESS_FS_READ_DIR,
+		                                             .parent_fd = dirs };
+
+		ck_assert_int_eq(sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pd, 0), 0);
+		close(dirs);
 
 		ck_assert_int_eq(sbx_landlock_add_rule(rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0), 0);
 		close(fd);
@@ -383,6 +400,10 @@ START_TEST(test_explain_inside_a_domain)
 	}
 	ck_assert_msg(strstr(x.message, "read refused to the caller itself"), "%s", x.message);
 	ck_assert(!can(&s, "read", file));
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, unlisted, &x), 0);
+	ck_assert_msg(!(x.access & SBX_ACCESS_LIST) && strstr(x.message, "list refused to the caller itself"),
+	              "%s", x.message);
+	ck_assert(!can(&s, "list", unlisted));
 	/* Where the caller's domain grants the read, the answer keeps it. */
 	ck_assert_int_eq(sbx_scopeattr_explain(&s, join(t.mine, "file"), &x), 0);
 	ck_assert_msg(x.access & SBX_ACCESS_READ, "%s", x.message);

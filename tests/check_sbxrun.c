@@ -440,6 +440,13 @@ START_TEST(test_sbxrun_names_escaped)
 	ck_assert_str_eq(out, "sbxrun: /nonexistent\\xc2\\x9b2J\\xff\\xe2\\x82-\xc3\xa9: No such file or "
 	                      "directory\n");
 	free(out);
+	/* A right-to-left override (U+202E) and a line separator (U+2028):
+	 * escaped, each byte. */
+	char *bidi[] = { SBXRUN, "--quiet", "--", "/nonexistent\xe2\x80\xae" "cod\xe2\x80\xa8x", NULL };
+	ck_assert_int_eq(sbxrun(bidi, &out), 127);
+	ck_assert_str_eq(out, "sbxrun: /nonexistent\\xe2\\x80\\xaecod\\xe2\\x80\\xa8x: No such file or "
+	                      "directory\n");
+	free(out);
 }
 END_TEST
 

@@ -19,7 +19,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +36,7 @@
 #include "compat/kernel.h"
 #include "sbxspawn/sbxspawn.h"
 #include "tools/denials.h"
+#include "tools/procs.h"
 
 extern char **environ;
 
@@ -57,6 +57,7 @@ struct access_record {
 struct domain_record {
 	char domain[32];
 	long pid;
+	int tree; /* its maker descends from sbxrun: 1, 0, or -1 (it ended first) */
 };
 
 /* ---- requests --------------------------------------------------------- */
@@ -211,7 +212,11 @@ static void keep(struct denials *d, int type, const char *text, size_t len)
 			return;
 		d->domains = grown;
 		snprintf(d->domains[d->ndomains].domain, sizeof(grown->domain), "%s", domain);
-		d->domains[d->ndomains++].pid = strtol(pid, NULL, 10);
+		d->domains[d->ndomains].pid = strtol(pid, NULL, 10);
+		/* Told now, while its maker most likely still runs (it was
+		 * just denied). */
+		d->domains[d->ndomains].tree = procs_descends((pid_t)d->domains[d->ndomains].pid);
+		d->ndomains++;
 	}
 }
 
@@ -286,6 +291,9 @@ int denials_wait(struct denials *d, pid_t pid)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	/* Counted as it ends: one that ends later may be denied after the
+	 * report, and is among them. */
+	d->left = procs_descendants();
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(d->cookie, sizeof(d->cookie), "sbxrun-denials-end-%ld-%ld.%09ld", (long)getpid(),
 	         (long)now.tv_sec, now.tv_nsec);
@@ -310,12 +318,14 @@ int denials_wait(struct denials *d, pid_t pid)
 
 /* ---- the report -------------------------------------------------------- */
 
-static bool made_by(const struct denials *d, const char *domain, pid_t pid)
+/* Whether domain is the command's or of a process it started (1), of a
+ * process the report cannot place (-1), or another's (0). */
+static int made_by(const struct denials *d, const char *domain, pid_t pid)
 {
 	for (size_t i = 0; i < d->ndomains; i++)
-		if (!strcmp(d->domains[i].domain, domain) && d->domains[i].pid == (long)pid)
-			return true;
-	return false;
+		if (!strcmp(d->domains[i].domain, domain))
+			return d->domains[i].pid == (long)pid ? 1 : d->domains[i].tree;
+	return 0;
 }
 
 struct denial *denials_of(struct denials *d, pid_t pid, size_t *n)
@@ -327,7 +337,10 @@ struct denial *denials_of(struct denials *d, pid_t pid, size_t *n)
 		const struct access_record *r = &d->records[i];
 		size_t k;
 
-		if (!made_by(d, r->domain, pid))
+		int mine = made_by(d, r->domain, pid);
+
+		d->unplaced += mine < 0;
+		if (mine <= 0)
 			continue;
 		for (k = 0; k < *n && (strcmp(v[k].rights, r->rights) || strcmp(v[k].object, r->object));
 		     k++)
@@ -428,43 +441,10 @@ static void rights_words(const char *rights, char *out, size_t cap)
 	out[o] = '\0';
 }
 
-/* The processes the command started that still run: sbxrun is their
- * subreaper, so each whose parent ended is sbxrun's child now.  Those that
- * ended are reaped first. */
-static unsigned survivors(void)
-{
-	char path[300], buf[512], *close_paren;
-	unsigned n = 0;
-	struct dirent *e;
-	DIR *proc;
-
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-	if (!(proc = opendir("/proc")))
-		return 0;
-	while ((e = readdir(proc))) {
-		FILE *f;
-		long ppid;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		/* pid (comm) state ppid: comm may hold anything, ")" too. */
-		if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
-		    sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 && ppid == (long)getpid())
-			n++;
-		fclose(f);
-	}
-	closedir(proc);
-	return n;
-}
-
 static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid_t pid,
                    const sbx_scopeattr_t *scope, void (*said)(const char *line))
 {
-	unsigned left = survivors();
+	unsigned left = d->left;
 	char line[3 * 4096], rights[256], why[2 * 4096];
 	struct denial *v;
 	size_t n;
@@ -506,9 +486,15 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 	if (d->why[0])
 		said(d->why);
 	if (left) {
-		snprintf(line, sizeof(line), "%u process%s the command started still run%s: what %s "
-		         "denied from now on is not in this report", left, left == 1 ? "" : "es",
-		         left == 1 ? "s" : "", left == 1 ? "it is" : "they are");
+		snprintf(line, sizeof(line), "%u process%s the command started still ran when it "
+		         "ended: what %s denied after this report is not in it", left,
+		         left == 1 ? "" : "es", left == 1 ? "it is" : "they are");
+		said(line);
+	}
+	if (d->unplaced) {
+		snprintf(line, sizeof(line), "%zu denial%s by Landlock layers of processes that ended "
+		         "before the report could tell whose they were %s not in it", d->unplaced,
+		         d->unplaced == 1 ? "" : "s", d->unplaced == 1 ? "is" : "are");
 		said(line);
 	}
 	denials_free(d, v, n);
@@ -525,8 +511,10 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	sbx_scopeattr_getflags(scope, &flags);
 	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
 	catch_signals();
-	/* What the command leaves running becomes sbxrun's, to be counted. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* What the command leaves running becomes sbxrun's, to be counted:
+	 * only where there is a report to count for. */
+	if (reading)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	err = sbx_posix_spawnp(&command_pid, argv[0], NULL, NULL, scope, argv, environ);
 	sbx_outcome_get(&oc);
 	if (err) {

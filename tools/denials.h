@@ -27,6 +27,8 @@ struct denials {
 	bool overflowed;  /* records were lost on the way */
 	uint32_t lost;    /* the kernel's count of records it lost, at the start */
 	uint32_t lost_since; /* how many more it lost by the end of the report */
+	unsigned left;    /* processes of the command's tree running when it ended */
+	size_t unplaced;  /* denials of domains whose makers could not be placed */
 	bool ended;       /* the marker came back */
 	struct access_record *records; /* ACCESS records, any domain */
 	size_t nrecords, cap;
@@ -41,8 +43,9 @@ int denials_open(struct denials *d);
  * with errno.  Then asks the log to mark its end, and reads up to the mark
  * (d->why says where it could not). */
 int denials_wait(struct denials *d, pid_t pid);
-/* The accesses denied to the domain pid made (and to every process that
- * inherited it), in the order first denied: *n of them, malloc'd. */
+/* The accesses denied to the domain pid made and to those of the
+ * processes it started (and to every process that inherited one), in the
+ * order first denied: *n of them, malloc'd. */
 struct denial *denials_of(struct denials *d, pid_t pid, size_t *n);
 void denials_free(struct denials *d, struct denial *v, size_t n);
 
