@@ -442,8 +442,10 @@ static void rights_words(const char *rights, char *out, size_t cap)
 }
 
 static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid_t pid,
-                   const sbx_scopeattr_t *scope, void (*said)(const char *line))
+                   const sbx_scopeattr_t *scope, void (*said)(const char *line),
+                   void (*words)(const char *in, char *out, size_t cap))
 {
+	char worded[3 * 4096];
 	unsigned left = d->left;
 	char line[3 * 4096], rights[256], why[2 * 4096];
 	struct denial *v;
@@ -463,7 +465,8 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 	v = denials_of(d, pid, &n);
 	for (size_t i = 0; v && i < n; i++) {
 		rights_words(v[i].rights, rights, sizeof(rights));
-		why_denied(scope, &v[i], why, sizeof(why));
+		why_denied(scope, &v[i], worded, sizeof(worded));
+		words(worded, why, sizeof(why));
 		if (v[i].count > 1)
 			snprintf(line, sizeof(line), "denied %s: %s (%u times)%s%s", rights, v[i].object,
 			         v[i].count, why[0] ? ": " : "", why);
@@ -501,7 +504,7 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 }
 
 int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *line),
-                int *status)
+                void (*words)(const char *in, char *out, size_t cap), int *status)
 {
 	struct denials d;
 	bool reading = denials_open(&d) == 0;
@@ -527,6 +530,6 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 		while (waitpid(command_pid, status, 0) < 0 && errno == EINTR)
 			;
 	}
-	report(&d, reading, &oc, command_pid, scope, said);
+	report(&d, reading, &oc, command_pid, scope, said, words);
 	return 0;
 }

@@ -52,9 +52,11 @@ void denials_free(struct denials *d, struct denial *v, size_t n);
 struct sbx_scopeattr;
 /* Runs argv under scope (with SBX_SCOPE_LOG_DENIALS) as a child, waits for
  * it, and says, each in one line through said, what it was denied, or why
- * that cannot be told: 0 with its wait status in *status, or the error of
- * the spawn (nothing ran; nothing said). */
+ * that cannot be told (the library's words in the why of each put in the
+ * caller's by words, never the names the command chose): 0 with its wait
+ * status in *status, or the error of the spawn (nothing ran; nothing
+ * said). */
 int denials_run(struct sbx_scopeattr *scope, char **argv, void (*said)(const char *line),
-                int *status);
+                void (*words)(const char *in, char *out, size_t cap), int *status);
 
 #endif

@@ -376,25 +376,31 @@ static const struct {
 
 /* m, with the library's names of calls and flags said as the options that
  * do them, in one line: "sbxrun: ", or another head. */
-static void print_said(FILE *f, const char *head, const char *m)
+static void as_options(const char *m, char *line, size_t cap)
 {
-	/* Written whole, in one line: stderr is unbuffered. */
-	char line[20000];
 	size_t len = 0;
 
-	while (*m && len < sizeof(line) - 32) {
+	while (*m && len < cap - 32) {
 		size_t i, n = sizeof(said_as) / sizeof(said_as[0]);
 
 		for (i = 0; i < n && strncmp(m, said_as[i].library, strlen(said_as[i].library)); i++)
 			;
 		if (i < n) {
-			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", said_as[i].option);
+			len += (size_t)snprintf(line + len, cap - len, "%s", said_as[i].option);
 			m += strlen(said_as[i].library);
 		} else {
 			line[len++] = *m++;
 		}
 	}
 	line[len] = '\0';
+}
+
+static void print_said(FILE *f, const char *head, const char *m)
+{
+	/* Written whole, in one line: stderr is unbuffered. */
+	char line[20000];
+
+	as_options(m, line, sizeof(line));
 	fprintf(f, "%s%s\n", head, line);
 }
 
@@ -836,7 +842,7 @@ static void said_line(const char *line)
 static int run_reporting(sbx_scopeattr_t *scope, char **argv)
 {
 #if SBX_BUILD_LANDLOCK
-	int status = 0, err = denials_run(scope, argv, said_line, &status);
+	int status = 0, err = denials_run(scope, argv, said_line, as_options, &status);
 	char program[PATH_MAX];
 
 	if (err)
