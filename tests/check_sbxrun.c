@@ -547,6 +547,32 @@ START_TEST(test_sbxrun_uid_unprivileged)
 }
 END_TEST
 
+/* A denial of a path that is not there (mistyped, as often as not) is
+ * said, once, naming it; --quiet, wherever it stands, leaves it out. */
+START_TEST(test_sbxrun_absent_denial)
+{
+	char ghost[4200], want[4400], *out;
+	struct tree t;
+
+	REQUIRE_LANDLOCK();
+	tree_make(&t);
+	snprintf(ghost, sizeof(ghost), "%s/.shh", t.top);
+	snprintf(want, sizeof(want), "sbxrun: --deny %s: not there (mistyped?): the command can "
+	         "neither reach nor make it\n", ghost);
+	char *told[] = { SBXRUN, "--expand", "--deny", ghost, "--deny", t.other, "/bin/echo", "ran", NULL };
+	ck_assert_int_eq(sbxrun(told, &out), 0);
+	ck_assert_msg(strstr(out, want) && !strstr(strstr(out, want) + strlen(want), "not there") &&
+	                  strstr(out, "ran\n"),
+	              "%s", out);
+	free(out);
+	char *quiet[] = { SBXRUN, "--deny", ghost, "--quiet", "/bin/echo", "ran", NULL };
+	ck_assert_int_eq(sbxrun(quiet, &out), 0);
+	ck_assert_str_eq(out, "ran\n");
+	free(out);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_sbxrun_option_syntax)
 {
 	struct tree t;
@@ -629,7 +655,9 @@ START_TEST(test_sbxrun_privilege)
 	                    FSOP, "openw", "/proc/sys/kernel/core_pattern", NULL };
 	if (nobody_can_run(FSOP, __func__, "--uid nobody")) {
 		ck_assert_int_eq(sbxrun(dropped, &out), 1);
-		ck_assert_str_eq(out, "EACCES\n");
+		/* Nothing said of privilege: the denial's absence alone. */
+		ck_assert_str_eq(out, "sbxrun: --deny /srv/sbx-none: not there (mistyped?): the command "
+		                      "can neither reach nor make it\nEACCES\n");
 		free(out);
 	}
 	char *numbers[] = { SBXRUN, "--uid", "65534", "--gid", "65534", "--drop-caps", "/bin/sh",
@@ -737,6 +765,7 @@ Suite *suite_sbxrun(void)
 	tcase_add_test(tc, test_sbxrun_tilde);
 	tcase_add_test(tc, test_sbxrun_denied_command);
 	tcase_add_test(tc, test_sbxrun_uid_unprivileged);
+	tcase_add_test(tc, test_sbxrun_absent_denial);
 	tcase_add_test(tc, test_sbxrun_option_syntax);
 	tcase_add_test(tc, test_sbxrun_privilege);
 	tcase_add_test(tc, test_sbxrun_without_landlock);

@@ -446,6 +446,20 @@ static bool may_change_ids(void)
 #endif
 }
 
+/* A denial of a path that is not there protects a name (mistyped, as
+ * often as not): said, once the options are read (--quiet may come
+ * last).  The command can neither reach nor make it. */
+static void said_absent(const struct settings *set)
+{
+	const struct sbx_scope *s = set->scope.__scope;
+	struct stat st;
+
+	for (size_t i = 0; !set->quiet && s && i < s->nrules; i++)
+		if (s->rules[i].mode == SBX_MODE_DENY && lstat(s->rules[i].path, &st) && errno == ENOENT)
+			say("--deny %s: not there (mistyped?): the command can neither reach nor make it",
+			    s->rules[i].path);
+}
+
 /* The options' handlers, all of one type: name is the option's full name,
  * arg its argument (NULL for an option without one), and each uses what it
  * needs.  A nonzero return is an sbx error. */
@@ -781,6 +795,7 @@ static int parse_options(struct settings *set, int argc, char **argv)
 		     "root, or leave --uid out", (unsigned long)getuid());
 	if (set->uid_set && (err = sbx_scopeattr_setids(&set->scope, set->uid, set->gid)))
 		fail("--uid: %s", sbx_strerror(err));
+	said_absent(set);
 	return i;
 }
 
