@@ -207,6 +207,41 @@ START_TEST(test_missing_shell)
 }
 END_TEST
 
+static void quiet(const sbx_event_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+/* A scope that denies the shell itself (the case sbx_system(3)'s example
+ * reports): the status of a shell that exited 127, errno saying why, the
+ * denial expanded (EACCES) or hidden (ENOENT: not there). */
+START_TEST(test_shell_denied)
+{
+	static const int ways[] = { SBX_SCOPE_EXPAND, 0 };
+	char sh[PATH_MAX], dir[PATH_MAX];
+
+	REQUIRE_LANDLOCK();
+	ck_assert_ptr_nonnull(realpath("/bin/sh", sh));
+	snprintf(dir, sizeof(dir), "%s", sh);
+	*strrchr(dir, '/') = '\0';
+	for (size_t w = 0; w < 2; w++) {
+		sbx_scopeattr_t s;
+		int status;
+
+		ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+		sbx_scopeattr_setlogger(&s, quiet, NULL);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, ways[w]), 0);
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, dir), 0);
+		errno = 0;
+		status = sbx_system("exit 0", &s);
+		ck_assert_int_eq(status, 127 << 8);
+		ck_assert_msg(errno == EACCES || errno == ENOENT, "errno %d", errno);
+		sbx_scopeattr_destroy(&s);
+	}
+}
+END_TEST
+
 /* ---- the caller's signals --------------------------------------------- */
 
 static volatile sig_atomic_t interrupts, children;
@@ -523,6 +558,7 @@ Suite *suite_system(void)
 	tcase_add_test(tc, test_death_by_signal);
 	tcase_add_test(tc, test_null_command);
 	tcase_add_test(tc, test_missing_shell);
+	tcase_add_test(tc, test_shell_denied);
 	tcase_add_test(tc, test_caller_signals);
 	tcase_add_test(tc, test_concurrent_calls);
 	tcase_add_test(tc, test_cancelled);
