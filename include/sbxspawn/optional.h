@@ -199,6 +199,12 @@ static inline const char *sbx_strerror(int err)
 	if (err == SBX_EREFUSED)
 		return "the scope's confinement is refused (Landlock refused the ruleset, or a control "
 		       "could not be applied): nothing runs under it";
+	/* What the fallback cannot do, which a program asked for (under
+	 * SBX_SCOPE_REQUIRE, a confinement): its cause, named. */
+	if (err == ENOTSUP)
+		return "Operation not supported: this program was built without libsbxspawn (it "
+		       "cannot confine a command, which SBX_SCOPE_REQUIRE asks for, nor add a file "
+		       "action its C library lacks)";
 	return strerror(err);
 }
 static inline const char *sbx_outcome_name(int confinement)
