@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -116,6 +117,13 @@ SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 
 	(void)arg;
 	if (!sbx__default_says(ev))
+		return;
+	/* Advice about a directory the scope freezes is for a person, at a
+	 * terminal: where standard error is a pipe or a file (a tool's output
+	 * test compares it with a stock build's), it is left out.  Outcomes
+	 * (refusals, failures, dropped grants, Landlock absent) are said
+	 * wherever it goes.  sbx_logger_default(3) says why. */
+	if (ev->kind == SBX_EVENT_FROZEN && !isatty(STDERR_FILENO))
 		return;
 	/* One write, so that lines from concurrent spawns do not interleave. */
 	char line[4 * 4096 + 16];
