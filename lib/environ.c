@@ -170,3 +170,37 @@ SBX_EXPORT int sbx_env_unset(const char *prefix)
 	}
 	return 0;
 }
+
+SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char *restrict prefix,
+                                     int *restrict configured)
+{
+	SBX_KEEP_ERRNO;
+	sbx_explanation_t x;
+	int any = 0, err;
+
+	if (!scope || !configured || !prefix_valid(prefix))
+		return EINVAL;
+	*configured = 0;
+	if ((err = sbx_scopeattr_init(scope)))
+		return err;
+	err = sbx_scopeattr_readenv(scope, prefix, NULL, &any);
+	/* Early, and keeping nothing (a snapshot taken now would be applied
+	 * to every spawn, what vanished meanwhile left out): a copy compiled
+	 * and let go, which tells whether any command could run under it. */
+	if (!err && any && !(err = sbx_scopeattr_explain(scope, "/", &x)) &&
+	    x.reason == SBX_REASON_REFUSED) {
+		err = x.error ? x.error : SBX_EREFUSED;
+		sbx__event(scope->__scope, SBX_EVENT_ENV, err, prefix, NULL,
+		           "%s_*: no command could run under the scope they make: %s", prefix, x.message);
+	}
+	/* A command started under the scope, another run of the program, is
+	 * inside it already: it is not to read the variables again. */
+	if (!err)
+		err = sbx_env_unset(prefix);
+	if (err) {
+		sbx_scopeattr_destroy(scope);
+		return err;
+	}
+	*configured = any;
+	return 0;
+}

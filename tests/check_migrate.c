@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -328,6 +330,68 @@ END_TEST
 
 /* ---- every error number in words ----------------------------------------- */
 
+/* The whole start in one call: nothing set, no scope; a denial set, a
+ * scope that holds and the variables gone for what it runs; a bad value,
+ * an error and one line naming the variable; a scope under which nothing
+ * could run (required, with no Landlock), an error now. */
+START_TEST(test_fromenv)
+{
+	char *argv[] = { FSOP, "read", t.secret, NULL };
+	char text[4096] = "";
+	sbx_scopeattr_t s;
+	int configured = -1, fd, saved;
+
+	REQUIRE_LANDLOCK();
+	ck_assert_int_eq(sbx_env_unset("MIG"), 0);
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), 0);
+	ck_assert_int_eq(configured, 0);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), 0);
+
+	ck_assert_int_eq(setenv("MIG_DENY", t.other, 1), 0);
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), 0);
+	ck_assert_int_eq(configured, 1);
+	ck_assert_ptr_null(getenv("MIG_DENY"));
+	ck_assert_int_eq(run_scoped(NULL, argv, NULL), 0); /* the control */
+	ck_assert_int_eq(run_scoped(&s, argv, NULL), 1);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), 0);
+
+	ck_assert_int_eq(setenv("MIG_TMPDIR", join(t.top, "not-there"), 1), 0);
+	fd = memfd_create("stderr", 0);
+	saved = dup(2);
+	dup2(fd, 2);
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), ENOENT);
+	dup2(saved, 2);
+	ck_assert_int_ge(pread(fd, text, sizeof(text) - 1, 0), 0);
+	close(fd);
+	ck_assert_int_eq(configured, 0);
+	ck_assert_msg(strstr(text, "sbxspawn: MIG_TMPDIR: ") && !strchr(strchr(text, '\n') + 1, '\n'),
+	              "%s", text);
+	ck_assert_int_eq(unsetenv("MIG_TMPDIR"), 0);
+}
+END_TEST
+
+/* Required, on a kernel with no Landlock (the test's own filter says
+ * ENOSYS before the library first asks): an error at the start. */
+START_TEST(test_fromenv_required)
+{
+	sbx_scopeattr_t s;
+	int configured = -1;
+
+	REQUIRE_LANDLOCK();
+	seccomp_fail(SYS_landlock_create_ruleset, ENOSYS);
+	ck_assert_int_eq(setenv("MIG_DENY", t.other, 1), 0);
+	ck_assert_int_eq(setenv("MIG_REQUIRE", "1", 1), 0);
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), ENOTSUP);
+	ck_assert_int_eq(configured, 0);
+	ck_assert_str_eq(getenv("MIG_DENY"), t.other); /* kept: nothing ran */
+	/* Not required: it runs unconfined, as a spawn would, and says so. */
+	ck_assert_int_eq(unsetenv("MIG_REQUIRE"), 0);
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), 0);
+	ck_assert_int_eq(configured, 1);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), 0);
+}
+END_TEST
+
 START_TEST(test_strerror_every_value)
 {
 	for (int e = -3; e < 300; e++) {
@@ -362,6 +426,8 @@ Suite *suite_migrate(void)
 	tcase_add_test(tc, test_readenv_error_names_variable);
 	tcase_add_test(tc, test_readenv_names);
 	tcase_add_test(tc, test_env_unset);
+	tcase_add_test(tc, test_fromenv);
+	tcase_add_test(tc, test_fromenv_required);
 	tcase_add_test(tc, test_strerror_every_value);
 	suite_add_tcase(s, tc);
 	return s;

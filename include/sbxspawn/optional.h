@@ -562,6 +562,30 @@ static inline int sbx_env_unset(const char *prefix)
 	}
 	return 0;
 }
+static inline int sbx_scopeattr_fromenv(sbx_scopeattr_t *scope, const char *prefix,
+                                        int *configured)
+{
+	sbx_explanation_t x;
+	int any = 0, err;
+
+	if (!scope || !configured || !sbx_optional_prefix(prefix))
+		return EINVAL;
+	*configured = 0;
+	if ((err = sbx_scopeattr_init(scope)))
+		return err;
+	err = sbx_scopeattr_readenv(scope, prefix, NULL, &any);
+	if (!err && any && !(err = sbx_scopeattr_explain(scope, "/", &x)) &&
+	    x.reason == SBX_REASON_REFUSED)
+		err = x.error ? x.error : SBX_EREFUSED;
+	if (!err)
+		err = sbx_env_unset(prefix);
+	if (err) {
+		sbx_scopeattr_destroy(scope);
+		return err;
+	}
+	*configured = any;
+	return 0;
+}
 
 /* ---- spawning: the C library's, as the portable build runs a scope ---- */
 

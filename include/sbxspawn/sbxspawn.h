@@ -268,6 +268,16 @@ int sbx_scopeattr_readenv(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_R
  * commands a program runs (another run of itself) do not read them again.
  * Not thread-safe, as unsetenv is not. */
 int sbx_env_unset(const char *prefix);
+/* The scope a program reads from its environment, in one call at its
+ * start: scope initialized and configured from environ under prefix
+ * (sbx_scopeattr_readenv), checked by a compile that keeps nothing (a
+ * scope under which no command could run is an error now, said in an
+ * SBX_EVENT_ENV event), and the variables unset for the commands it runs
+ * (sbx_env_unset).  0 with *configured saying whether the variables made
+ * a scope (else spawn with a NULL scope); scope is to be destroyed either
+ * way.  An error leaves scope destroyed. */
+int sbx_scopeattr_fromenv(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT prefix,
+                          int *SBX_RESTRICT configured);
 
 /* ------------------------------------------------------------------------
  * Events: what the library has to say about a spawn, as data
