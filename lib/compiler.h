@@ -341,7 +341,7 @@ struct compiler {
 	 * names of a denied file, each said in one line too: denying one
 	 * program of a directory of links would say a line for each. */
 	size_t linked, aliases;
-	bool linked_elsewhere;
+	bool linked_elsewhere, aliases_mixed;
 	char linked_dir[PATH_MAX];
 	char linked_names[256], alias_of[PATH_MAX], alias_first[PATH_MAX], alias_names[256];
 };

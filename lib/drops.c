@@ -48,6 +48,8 @@ void sbx__drop_alias(struct compiler *cc, const char *same, const char *alias)
 	if (!cc->aliases++) {
 		snprintf(cc->alias_of, sizeof(cc->alias_of), "%s", same);
 		snprintf(cc->alias_first, sizeof(cc->alias_first), "%s", alias);
+	} else if (strcmp(cc->alias_of, same)) {
+		cc->aliases_mixed = true; /* of several denied files */
 	}
 	note_name(cc->alias_names, sizeof(cc->alias_names), cc->aliases, alias);
 }
@@ -71,9 +73,11 @@ static void links_summary(struct compiler *cc)
 	char aliased[PATH_MAX + 512] = "";
 
 	if (cc->aliases) {
-		snprintf(aliased, sizeof(aliased), "%s is also %s%s (%zu hard link%s): %s not granted",
-		         cc->alias_of, cc->alias_names, cc->aliases > 3 ? ", ..." : "", cc->aliases,
-		         cc->aliases == 1 ? "" : "s", cc->aliases == 1 ? "that name is" : "those names are");
+		snprintf(aliased, sizeof(aliased), "%s%s %s%s (%zu hard link%s): %s not granted",
+		         cc->aliases_mixed ? "" : cc->alias_of,
+		         cc->aliases_mixed ? "the denied files are also" : " is also", cc->alias_names,
+		         cc->aliases > 3 ? ", ..." : "", cc->aliases, cc->aliases == 1 ? "" : "s",
+		         cc->aliases == 1 ? "that name is" : "those names are");
 		(cc->linked ? sbx__event_quiet : sbx__event)(cc->scope, SBX_EVENT_ALIAS, 0, cc->alias_of,
 		                                              cc->alias_first, "%s", aliased);
 	}

@@ -175,23 +175,36 @@ SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char
                                      int *restrict configured)
 {
 	SBX_KEEP_ERRNO;
-	sbx_explanation_t x;
+	/* Every kind but those of a command that cannot run: a check
+	 * compile says nothing a spawn's compile will say again. */
+	const unsigned quiet = ~(SBX_EVENT_BIT(SBX_EVENT_REFUSED) | SBX_EVENT_BIT(SBX_EVENT_FAILED) |
+	                         SBX_EVENT_BIT(SBX_EVENT_LIST) | SBX_EVENT_BIT(SBX_EVENT_ENV));
 	int any = 0, err;
+	unsigned was;
 
-	if (!scope || !configured || !prefix_valid(prefix))
+	if (!scope || !configured)
 		return EINVAL;
+	/* Whatever fails, a destroy of scope is safe. */
 	*configured = 0;
+	*scope = (sbx_scopeattr_t){ 0 };
+	if (!prefix_valid(prefix))
+		return EINVAL;
 	if ((err = sbx_scopeattr_init(scope)))
 		return err;
 	err = sbx_scopeattr_readenv(scope, prefix, NULL, &any);
-	/* Early, and keeping nothing (a snapshot taken now would be applied
-	 * to every spawn, what vanished meanwhile left out): a copy compiled
-	 * and let go, which tells whether any command could run under it. */
-	if (!err && any && !(err = sbx_scopeattr_explain(scope, "/", &x)) &&
-	    x.reason == SBX_REASON_REFUSED) {
-		err = x.error ? x.error : SBX_EREFUSED;
-		sbx__event(scope->__scope, SBX_EVENT_ENV, err, prefix, NULL,
-		           "%s_*: no command could run under the scope they make: %s", prefix, x.message);
+	/* Early, and keeping nothing: a compile, as a spawn's would be (the
+	 * way it would take, hidden or expanded, nested or not), let go at
+	 * once (a snapshot kept would be applied to every spawn, what
+	 * vanished meanwhile left out). */
+	if (!err && any) {
+		was = sbx__events_mute(quiet);
+		err = sbx_scopeattr_compile(scope);
+		sbx__events_mute(was);
+		sbx__ruleset_forget(scope->__scope);
+		if (err)
+			sbx__event(scope->__scope, SBX_EVENT_ENV, err, prefix, NULL,
+			           "%s_*: no command could run under the scope they make: %s", prefix,
+			           sbx_strerror(err));
 	}
 	/* A command started under the scope, another run of the program, is
 	 * inside it already: it is not to read the variables again. */

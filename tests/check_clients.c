@@ -373,9 +373,22 @@ START_TEST(test_compile_refused_early)
 	                      !strstr(out, "program did not run"),
 	              "%s", out);
 	free(out);
+	/* The same through sbx_scopeattr_fromenv, at the start: the refusal
+	 * with its remedy, and a line naming the variables. */
+	char *fromenv[] = { NESTED, "-e", "CLI_SBX", "/bin/true", NULL };
+
+	ck_assert_int_eq(setenv("CLI_SBX_DENY", t.third, 1), 0);
+	ck_assert_int_eq(run_scoped(&outer, fromenv, &out), 124);
+	ck_assert_msg(strstr(out, "SBX_SCOPE_LISTABLE") &&
+	                  strstr(out, "CLI_SBX_*: no command could run under the scope they make") &&
+	                  strstr(out, "nested: fromenv: the scope's confinement is refused"),
+	              "%s", out);
+	free(out);
 	/* Listable, the same nested scope compiles and runs. */
 	ck_assert_int_eq(sbx_scopeattr_setflags(&outer, SBX_SCOPE_LISTABLE | SBX_SCOPE_EXPAND), 0);
 	ck_assert_int_eq(run_scoped(&outer, inner, &out), 0);
+	free(out);
+	ck_assert_int_eq(run_scoped(&outer, fromenv, &out), 0);
 	free(out);
 	sbx_scopeattr_destroy(&outer);
 }

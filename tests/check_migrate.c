@@ -342,6 +342,12 @@ START_TEST(test_fromenv)
 	int configured = -1, fd, saved;
 
 	REQUIRE_LANDLOCK();
+	/* A bad prefix: an error, and the scope safe to destroy (EINVAL:
+	 * nothing was made), whatever it held before. */
+	memset(&s, 0xab, sizeof(s));
+	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "A=B", &configured), EINVAL);
+	ck_assert_int_eq(configured, 0);
+	ck_assert_int_eq(sbx_scopeattr_destroy(&s), EINVAL);
 	ck_assert_int_eq(sbx_env_unset("MIG"), 0);
 	ck_assert_int_eq(sbx_scopeattr_fromenv(&s, "MIG", &configured), 0);
 	ck_assert_int_eq(configured, 0);

@@ -569,6 +569,12 @@ START_TEST(test_sbxrun_absent_denial)
 	ck_assert_int_eq(sbxrun(quiet, &out), 0);
 	ck_assert_str_eq(out, "ran\n");
 	free(out);
+	/* From the environment (--env), not typed here: not said as --deny. */
+	ck_assert_int_eq(setenv("ABS_SBX_DENY", ghost, 1), 0);
+	char *env[] = { SBXRUN, "--expand", "--env", "ABS_SBX", "/bin/echo", "ran", NULL };
+	ck_assert_int_eq(sbxrun(env, &out), 0);
+	ck_assert_msg(!strstr(out, "--deny") && strstr(out, "ran\n"), "%s", out);
+	free(out);
 	tree_free(&t);
 }
 END_TEST

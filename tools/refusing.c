@@ -57,8 +57,11 @@ const char *refusing_denial(const sbx_scopeattr_t *scope, const char *program)
 	for (size_t i = 0; s && i < s->nrules; i++) {
 		const struct sbx_scope_rule *r = &s->rules[i];
 
+		/* At one path the widest mode wins, as in the tree the
+		 * compile builds: a re-admission of the denied path itself. */
 		if (sbx__path_covers(r->path, program) &&
-		    (!nearest || strlen(r->path) > strlen(nearest->path)))
+		    (!nearest || strlen(r->path) > strlen(nearest->path) ||
+		     (!strcmp(r->path, nearest->path) && r->mode > nearest->mode)))
 			nearest = r;
 	}
 	return nearest && nearest->mode == SBX_MODE_DENY ? nearest->path : NULL;

@@ -352,6 +352,9 @@ struct settings {
 	bool uid_set, gid_set;
 	uid_t uid;
 	gid_t gid;
+	/* The --deny paths not there (said once the options are read). */
+	char *absent[8];
+	int nabsent;
 };
 
 /* The library names its own calls and flags as remedies; the user of this
@@ -446,18 +449,19 @@ static bool may_change_ids(void)
 #endif
 }
 
-/* A denial of a path that is not there protects a name (mistyped, as
+/* A --deny of a path that is not there protects a name (mistyped, as
  * often as not): said, once the options are read (--quiet may come
- * last).  The command can neither reach nor make it. */
-static void said_absent(const struct settings *set)
+ * last).  The command can neither reach nor make it.  Not one that came
+ * from the environment (--env), which the user did not type here. */
+static void said_absent(struct settings *set)
 {
-	const struct sbx_scope *s = set->scope.__scope;
-	struct stat st;
-
-	for (size_t i = 0; !set->quiet && s && i < s->nrules; i++)
-		if (s->rules[i].mode == SBX_MODE_DENY && lstat(s->rules[i].path, &st) && errno == ENOENT)
+	for (int i = 0; i < set->nabsent; i++) {
+		if (!set->quiet && set->absent[i])
 			say("--deny %s: not there (mistyped?): the command can neither reach nor make it",
-			    s->rules[i].path);
+			    set->absent[i]);
+		free(set->absent[i]);
+	}
+	set->nabsent = 0;
 }
 
 /* The options' handlers, all of one type: name is the option's full name,
@@ -479,7 +483,12 @@ static const char *path_of(const char *name, const char *arg)
 
 static int add_deny(struct settings *set, const char *name, const char *arg)
 {
-	return sbx_scopeattr_adddeny(&set->scope, path_of(name, arg));
+	const char *path = path_of(name, arg);
+	struct stat st;
+
+	if (lstat(path, &st) && errno == ENOENT && set->nabsent < 8)
+		set->absent[set->nabsent++] = strdup(path);
+	return sbx_scopeattr_adddeny(&set->scope, path);
 }
 
 static int add_allow(struct settings *set, const char *name, const char *arg)

@@ -568,9 +568,12 @@ static inline int sbx_scopeattr_fromenv(sbx_scopeattr_t *scope, const char *pref
 	sbx_explanation_t x;
 	int any = 0, err;
 
-	if (!scope || !configured || !sbx_optional_prefix(prefix))
+	if (!scope || !configured)
 		return EINVAL;
 	*configured = 0;
+	memset(scope, 0, sizeof(*scope)); /* whatever fails, a destroy is safe */
+	if (!sbx_optional_prefix(prefix))
+		return EINVAL;
 	if ((err = sbx_scopeattr_init(scope)))
 		return err;
 	err = sbx_scopeattr_readenv(scope, prefix, NULL, &any);

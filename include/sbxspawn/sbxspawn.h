@@ -275,7 +275,7 @@ int sbx_env_unset(const char *prefix);
  * SBX_EVENT_ENV event), and the variables unset for the commands it runs
  * (sbx_env_unset).  0 with *configured saying whether the variables made
  * a scope (else spawn with a NULL scope); scope is to be destroyed either
- * way.  An error leaves scope destroyed. */
+ * way.  After an error nothing is to be released (a destroy is safe). */
 int sbx_scopeattr_fromenv(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT prefix,
                           int *SBX_RESTRICT configured);
 

@@ -2,7 +2,8 @@
 /* Spawns its arguments with a scope of its own, through the library: a
  * nested launcher.  Options, before the command: -r PATH (read-only),
  * -d PATH (denied), -l (listable), -c (compile the scope first, as a build
- * tool does at its start: exit 124 where that says SBX_EREFUSED).  With
+ * tool does at its start: exit 124 where that says SBX_EREFUSED), -e PREFIX
+ * (the scope from the environment, sbx_scopeattr_fromenv: 124 likewise).  With
  * none, a scope that denies nothing: a nested launcher trying to widen
  * what it got. */
 #include <stdio.h>
@@ -21,7 +22,17 @@ int main(int argc, char **argv)
 
 	sbx_scopeattr_init(&scope);
 	while (!err && first < argc && argv[first][0] == '-') {
-		if (!strcmp(argv[first], "-c"))
+		if (!strcmp(argv[first], "-e") && first + 1 < argc) {
+			/* The scope of the environment under a prefix, in one
+			 * call: exit 124 where that says SBX_EREFUSED. */
+			int configured;
+
+			sbx_scopeattr_destroy(&scope);
+			if ((err = sbx_scopeattr_fromenv(&scope, argv[++first], &configured))) {
+				fprintf(stderr, "nested: fromenv: %s\n", sbx_strerror(err));
+				return err == SBX_EREFUSED ? 124 : 125;
+			}
+		} else if (!strcmp(argv[first], "-c"))
 			compile = 1;
 		else if (!strcmp(argv[first], "-l"))
 			err = sbx_scopeattr_setflags(&scope, SBX_SCOPE_LISTABLE);
