@@ -506,16 +506,21 @@ START_TEST(test_sbxrun_denied_command)
 	free(out);
 	for (size_t w = 0; w < 2; w++) {
 		int status = w ? 127 : 126;
-
-		if (w && getenv("SBXSPAWN_EXPAND")) {
-			say_skip("SKIP %s (hidden): SBXSPAWN_EXPAND is set, and --hide runs nothing\n",
-			         __func__);
-			break;
-		}
 		char *by_path[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, prog, NULL };
 		char *by_name[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, "prog", NULL };
 		char *absent[] = { SBXRUN, "--quiet", (char *)ways[w], "--deny", t.other, "sbx-no-such-prog", NULL };
 
+		/* Where no denial can be hidden (SBXSPAWN_EXPAND, user
+		 * namespaces refused), --hide runs nothing (its scope is not
+		 * compiled: EINVAL). */
+		if (w && sbxrun(by_path, &out) == 125 && strstr(out, "could not be compiled")) {
+			say_skip("SKIP %s (hidden): no denial can be hidden here (SBXSPAWN_EXPAND, or user "
+			         "namespaces refused): --hide runs nothing\n", __func__);
+			free(out);
+			break;
+		}
+		if (w)
+			free(out);
 		ck_assert_int_eq(sbxrun(by_path, &out), status);
 		ck_assert_msg(strstr(out, want) && !strstr(out, "ran"), "%s", out);
 		free(out);
