@@ -77,7 +77,7 @@ if [ -n "$counts" ]; then
 	set -- $counts
 	echo "${col}${res}${std}: $name ($1 checks, $2 failed, $3 said SKIP)"
 	# Each SKIP line once, with its reason (the log holds them all).
-	grep '^SKIP ' "$log" | sort -u | while IFS= read -r line; do
+	grep '^SKIP ' "$log" | grep -vF "SKIP $name (exit status: " | sort -u | while IFS= read -r line; do
 		echo "${blu}SKIP${std}: $name: ${line#SKIP }"
 	done
 else
