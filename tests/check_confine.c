@@ -19,32 +19,14 @@
 #define NESTED HELPER_DIR "/nested"
 
 
-/* Runs fsop under scope; returns its verdict: "ok", "EACCES", ... */
-static const char *fs(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b)
-{
-	static char verdict[64];
-	char *argv[] = { FSOP, (char *)op, (char *)a, (char *)b, NULL };
-	char *out = NULL, *last;
-	int status = run_scoped(scope, argv, &out);
 
-	ck_assert_msg(status == 0 || status == 1, "fsop %s %s: status %d, output %s", op, a, status,
-	              out ? out : "");
-	out[strcspn(out, "\0")] = '\0';
-	while (strlen(out) && out[strlen(out) - 1] == '\n')
-		out[strlen(out) - 1] = '\0';
-	last = strrchr(out, '\n');
-	snprintf(verdict, sizeof(verdict), "%s", last ? last + 1 : out);
-	free(out);
-	return verdict;
-}
-
-#define ALLOWED(scope, op, a, b) ck_assert_str_eq(fs(scope, op, a, b), "ok")
-#define DENIED(scope, op, a, b) ck_assert_str_eq(fs(scope, op, a, b), "EACCES")
+#define ALLOWED(scope, op, a, b) ck_assert_str_eq(fsop_verdict(scope, op, a, b), "ok")
+#define DENIED(scope, op, a, b) ck_assert_str_eq(fsop_verdict(scope, op, a, b), "EACCES")
 /* A link or rename that Landlock refuses is EXDEV where only the move
  * across directories is in question, EACCES otherwise: both are denials. */
 #define DENIED_MOVE(scope, op, a, b)                                              \
 	do {                                                                      \
-		const char *v_ = fs(scope, op, a, b);                             \
+		const char *v_ = fsop_verdict(scope, op, a, b);                             \
 		ck_assert_msg(!strcmp(v_, "EACCES") || !strcmp(v_, "EXDEV"),      \
 		              "%s %s %s: %s, not a denial", op, a, b, v_);        \
 	} while (0)
@@ -190,7 +172,7 @@ START_TEST(test_readonly)
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, t.mine), 0);
 	ALLOWED(&s, "read", join(t.mine, "file"), NULL);
 	ALLOWED(&s, "list", t.mine, NULL);
-	ck_assert_str_eq(fs(&s, "exec", script, NULL), "ran");
+	ck_assert_str_eq(fsop_verdict(&s, "exec", script, NULL), "ran");
 	DENIED(&s, "write", join(t.mine, "file"), NULL);
 	DENIED(&s, "create", join(t.mine, "new"), NULL);
 	DENIED(&s, "unlink", join(t.mine, "file"), NULL);
@@ -264,7 +246,7 @@ START_TEST(test_readonly_siblings_of_a_denial)
 		ck_assert_int_eq(sbx_scopeattr_setflags(&s, ways[w]), 0);
 		ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, ro), 0);
 		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, secretdir), 0);
-		ck_assert(denied_verdict(fs(&s, "read", join(secretdir, "key"), NULL)));
+		ck_assert(denied_verdict(fsop_verdict(&s, "read", join(secretdir, "key"), NULL)));
 		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 			ALLOWED(&s, "read", join(dirs[i], "file"), NULL);
 			if (dirs[i] != d) /* an expanded directory is not listed */
@@ -649,15 +631,15 @@ START_TEST(test_abi_cap)
 		/* ABI 1 does not know REFER: a link or rename across
 		 * directories is always refused. */
 		write_file(join(t.mine, "f"), "f\n", 0644);
-		ck_assert_str_eq(fs(&s, "link", join(t.mine, "f"), join(t.third, "f")),
+		ck_assert_str_eq(fsop_verdict(&s, "link", join(t.mine, "f"), join(t.third, "f")),
 		                 eff >= 2 ? "ok" : "EXDEV");
 		unlink(join(t.third, "f"));
 		/* Before ABI 3, truncate is not mediated. */
-		ck_assert_str_eq(fs(&s, "truncate", t.secret, NULL), eff >= 3 ? "EACCES" : "ok");
+		ck_assert_str_eq(fsop_verdict(&s, "truncate", t.secret, NULL), eff >= 3 ? "EACCES" : "ok");
 		write_file(t.secret, "the-secret\n", 0644);
 		/* Before ABI 5, ioctl on devices is not mediated. */
 		if (geteuid() == 0)
-			ck_assert_str_eq(fs(&s, "ioctl", dev, NULL), eff >= 5 ? "EACCES" : "ENOTTY");
+			ck_assert_str_eq(fsop_verdict(&s, "ioctl", dev, NULL), eff >= 5 ? "EACCES" : "ENOTTY");
 		sbx_scopeattr_destroy(&s);
 	}
 	tree_free(&t);

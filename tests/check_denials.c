@@ -130,6 +130,19 @@ static bool audit_on(const char *test)
 	return !err;
 }
 
+/* The start of each test of what the log holds after the exec: Landlock
+ * ABI 7, and the audit log on (a SKIP line says why where it cannot be). */
+#define REQUIRE_AUDITED()                                                       \
+	do {                                                                    \
+		REQUIRE_LANDLOCK();                                             \
+		if (landlock_abi() < 7) {                                       \
+			say_skip("SKIP %s: needs Landlock ABI 7\n", __func__); \
+			return;                                                 \
+		}                                                               \
+		if (!audit_on(__func__))                                        \
+			return;                                                 \
+	} while (0)
+
 static void audit_restore(void)
 {
 	if (!audit_was)
@@ -252,13 +265,7 @@ START_TEST(test_sbxrun_report_denials)
 	char *out;
 	int status;
 
-	REQUIRE_LANDLOCK();
-	if (landlock_abi() < 7) {
-		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
-		return;
-	}
-	if (!audit_on(__func__))
-		return;
+	REQUIRE_AUDITED();
 	snprintf(cmd, sizeof(cmd), "cat %s; cat %s; ls %s; echo x > %s/new; cat %s/file; exit 3",
 	         t.secret, t.secret, t.projects, t.projects, t.mine);
 	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/sh",
@@ -293,13 +300,7 @@ START_TEST(test_sbxrun_report_escaped)
 	char *out;
 	int status;
 
-	REQUIRE_LANDLOCK();
-	if (landlock_abi() < 7) {
-		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
-		return;
-	}
-	if (!audit_on(__func__))
-		return;
+	REQUIRE_AUDITED();
 	snprintf(name, sizeof(name), "%s/%s", t.other, forged);
 	write_file(name, "secret\n", 0644);
 	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other, "/bin/cat",
@@ -325,13 +326,7 @@ START_TEST(test_sbxrun_report_own_layer)
 	char *out, file[4200];
 	int status;
 
-	REQUIRE_LANDLOCK();
-	if (landlock_abi() < 7) {
-		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
-		return;
-	}
-	if (!audit_on(__func__))
-		return;
+	REQUIRE_AUDITED();
 	snprintf(file, sizeof(file), "%s/file", t.mine);
 	status = run_scoped(NULL, ARGV(SBXRUN, "--report-denials", "--deny", t.other,
 	                               HELPER_DIR "/fsop", "layer-read", file, "2"), &out);
@@ -355,13 +350,7 @@ START_TEST(test_sbxrun_report_lost)
 	char cmd[8192], *out;
 	int status;
 
-	REQUIRE_LANDLOCK();
-	if (landlock_abi() < 7) {
-		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
-		return;
-	}
-	if (!audit_on(__func__))
-		return;
+	REQUIRE_AUDITED();
 	ck_assert_int_eq(audit_status(AUDIT_GET, &was), 0);
 	small = (struct audit_status){ .mask = AUDIT_STATUS_BACKLOG_LIMIT | AUDIT_STATUS_BACKLOG_WAIT_TIME,
 	                               .backlog_limit = 1, .backlog_wait_time = 0 };
@@ -398,22 +387,6 @@ static void quiet(const sbx_event_t *ev, void *arg)
 	(void)arg;
 }
 
-/* fsop OP A B under scope: its verdict, the last line it printed. */
-static const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a,
-                                const char *b)
-{
-	static char v[64];
-	char *out = NULL, *last;
-	int status = run_scoped(scope, ARGV(FSOP, (char *)op, (char *)a, (char *)b), &out);
-
-	ck_assert_msg(status == 0 || status == 1, "fsop %s %s: status %d", op, a, status);
-	while (strlen(out) && out[strlen(out) - 1] == '\n')
-		out[strlen(out) - 1] = '\0';
-	last = strrchr(out, '\n');
-	snprintf(v, sizeof(v), "%s", last ? last + 1 : out);
-	free(out);
-	return v;
-}
 
 /* A process the command started that outlives it (a grandchild whose
  * parent ended, waiting on a FIFO the test opens only after sbxrun ended)
@@ -423,13 +396,7 @@ START_TEST(test_sbxrun_report_survivors)
 	char fifo[4200], cmd[9000], *out;
 	int status, fd;
 
-	REQUIRE_LANDLOCK();
-	if (landlock_abi() < 7) {
-		say_skip("SKIP %s: needs Landlock ABI 7\n", __func__);
-		return;
-	}
-	if (!audit_on(__func__))
-		return;
+	REQUIRE_AUDITED();
 	snprintf(fifo, sizeof(fifo), "%s/fifo", t.mine);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	snprintf(cmd, sizeof(cmd), "(cat '%s' >/dev/null 2>&1 </dev/null &); cat %s; exit 0", fifo, t.secret);

@@ -140,6 +140,23 @@ const char *join(const char *dir, const char *name)
 	return b;
 }
 
+const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b)
+{
+	static char verdict[64];
+	char *argv[] = { HELPER_DIR "/fsop", (char *)op, (char *)a, (char *)b, NULL };
+	char *out = NULL, *last;
+	int status = run_scoped(scope, argv, &out);
+
+	ck_assert_msg(status == 0 || status == 1, "fsop %s %s: status %d, output %s", op, a, status,
+	              out ? out : "");
+	while (strlen(out) && out[strlen(out) - 1] == '\n')
+		out[strlen(out) - 1] = '\0';
+	last = strrchr(out, '\n');
+	snprintf(verdict, sizeof(verdict), "%s", last ? last + 1 : out);
+	free(out);
+	return verdict;
+}
+
 int wait_status(pid_t pid)
 {
 	int status;
@@ -455,24 +472,35 @@ static int proc_write(const char *path, const char *line)
 
 /* Into a user namespace and a mount namespace of this process's own, its
  * uid and gid mapped onto themselves; or false, and why says why not. */
-static bool enter_userns(char *why, size_t size)
+/* Into a user namespace and a mount namespace of this process's own, its
+ * uid and gid seen there as inner_uid and inner_gid (themselves, or 0);
+ * 0, or the errno with *step naming the step that failed. */
+static int unshare_mapped(unsigned long inner_uid, unsigned long inner_gid, const char **step)
 {
 	char uid_map[64], gid_map[64];
-	const char *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)", *hint = "";
 	int err = 0;
 
-	snprintf(uid_map, sizeof(uid_map), "%lu %lu 1\n", (unsigned long)geteuid(),
-	         (unsigned long)geteuid());
-	snprintf(gid_map, sizeof(gid_map), "%lu %lu 1\n", (unsigned long)getegid(),
-	         (unsigned long)getegid());
+	snprintf(uid_map, sizeof(uid_map), "%lu %lu 1\n", inner_uid, (unsigned long)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "%lu %lu 1\n", inner_gid, (unsigned long)getegid());
+	*step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)";
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 		err = errno;
 	else if ((err = proc_write("/proc/self/uid_map", uid_map)))
-		step = "writing /proc/self/uid_map";
+		*step = "writing /proc/self/uid_map";
 	else if ((err = proc_write("/proc/self/setgroups", "deny\n")))
-		step = "writing /proc/self/setgroups";
+		*step = "writing /proc/self/setgroups";
 	else if ((err = proc_write("/proc/self/gid_map", gid_map)))
-		step = "writing /proc/self/gid_map";
+		*step = "writing /proc/self/gid_map";
+	return err;
+}
+
+/* Into a user namespace and a mount namespace of this process's own, its
+ * uid and gid mapped onto themselves; or false, and why says why not. */
+static bool enter_userns(char *why, size_t size)
+{
+	const char *step, *hint = "";
+	int err = unshare_mapped(geteuid(), getegid(), &step);
+
 	if (!err)
 		return true;
 	if (err == EINVAL && !strncmp(step, "unshare", 7))
@@ -543,23 +571,13 @@ skip:
 
 bool root_mounts(const char *test)
 {
-	char uid_map[64], gid_map[64], why[512];
-	const char *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)";
-	int err = 0;
+	const char *step;
+	char why[512];
+	int err;
 
 	if (geteuid() == 0)
 		return private_mounts(test) == MOUNT_NS_PLAIN;
-	snprintf(uid_map, sizeof(uid_map), "0 %lu 1\n", (unsigned long)geteuid());
-	snprintf(gid_map, sizeof(gid_map), "0 %lu 1\n", (unsigned long)getegid());
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-		err = errno;
-	else if ((err = proc_write("/proc/self/uid_map", uid_map)))
-		step = "writing /proc/self/uid_map";
-	else if ((err = proc_write("/proc/self/setgroups", "deny\n")))
-		step = "writing /proc/self/setgroups";
-	else if ((err = proc_write("/proc/self/gid_map", gid_map)))
-		step = "writing /proc/self/gid_map";
-	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (!(err = unshare_mapped(0, 0, &step)) && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		err = errno, step = "mount(\"/\", MS_REC|MS_PRIVATE)";
 	if (!err)
 		return true;

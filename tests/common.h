@@ -73,6 +73,9 @@ int wait_status(pid_t pid);
  * when the spawn itself failed with err. */
 int run_scoped(const sbx_scopeattr_t *scope, char *const argv[], char **out);
 int run_scoped_cwd(const sbx_scopeattr_t *scope, const char *cwd, char *const argv[], char **out);
+/* The helper fsop's OP A B under scope (b may be NULL): its verdict, the
+ * last line it printed ("ok", "EACCES", ...); its status must be 0 or 1. */
+const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b);
 
 /* Number of open descriptors of this process. */
 int count_fds(void);

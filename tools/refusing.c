@@ -41,11 +41,17 @@ static bool locate(const char *command, char *out, size_t cap)
 	}
 }
 
-bool refusing_locate(const char *command, char *program, size_t cap)
+bool refusing_locate(const sbx_scopeattr_t *scope, const char *command, char *program, size_t cap)
 {
+	const struct sbx_scope *s = scope ? scope->__scope : NULL;
 	char located[PATH_MAX], real[PATH_MAX];
+	size_t i;
 
-	return locate(command, located, sizeof(located)) && sbx__resolve(located, real) == 0 &&
+	/* No denial, nothing to name: no search before every exec. */
+	for (i = 0; s && i < s->nrules && s->rules[i].mode != SBX_MODE_DENY; i++)
+		;
+	return s && i < s->nrules && locate(command, located, sizeof(located)) &&
+	       sbx__resolve(located, real) == 0 &&
 	       (size_t)snprintf(program, cap, "%s", real) < cap;
 }
 

@@ -9,9 +9,10 @@
 #include "sbxspawn/sbxspawn.h"
 
 /* The program command names (a path, or found on PATH as execvp(3) finds
- * it), resolved, in program (cap bytes): false where there is none.  Asked
- * before the exec: after a failed one, a hidden denial covers it. */
-bool refusing_locate(const char *command, char *program, size_t cap);
+ * it), resolved, in program (cap bytes): false where there is none, or
+ * where scope denies nothing (no denial to name).  Asked before the exec:
+ * after a failed one, a hidden denial covers it. */
+bool refusing_locate(const sbx_scopeattr_t *scope, const char *command, char *program, size_t cap);
 /* The denial of scope that holds program, or NULL where none does (a
  * re-admission nearer to it counts). */
 const char *refusing_denial(const sbx_scopeattr_t *scope, const char *program);

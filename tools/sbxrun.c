@@ -841,7 +841,7 @@ static int not_run(const sbx_scopeattr_t *scope, const char *program, char **arg
 static int run(sbx_scopeattr_t *scope, char **argv)
 {
 	char program[PATH_MAX];
-	bool found = refusing_locate(argv[0], program, sizeof(program));
+	bool found = refusing_locate(scope, argv[0], program, sizeof(program));
 
 	return not_run(scope, found ? program : NULL, argv, sbx_execvpe(argv[0], scope, argv, environ));
 }
@@ -870,7 +870,7 @@ static int run_reporting(sbx_scopeattr_t *scope, char **argv)
 	char program[PATH_MAX];
 
 	if (err)
-		return not_run(scope, refusing_locate(argv[0], program, sizeof(program)) ? program : NULL,
+		return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
 		               argv, err);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
