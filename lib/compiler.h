@@ -237,9 +237,9 @@ const struct entry *sbx__listing_find(const struct listing *l, const char *name)
 int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned char type,
                      enum entry_kind kind);
 void sbx__listing_sort(struct listing *l);
-/* Keeps the proof of entry e of l (its grant's); where memory runs out,
- * none (an unlink of its name then proves nothing). */
-void sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p);
+/* Keeps the proof of entry e of l (its grant's): 0, or ENOMEM (where
+ * there is none to keep, an unlink of its name proves nothing). */
+int sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p);
 /* The file handle kept for e, or NULL. */
 const struct file_handle *sbx__listing_handle(const struct listing *l, const struct entry *e,
                                               struct proof *buf);
@@ -436,7 +436,7 @@ enum { NOTIFY_UNKNOWN, NOTIFY_UNLINKED, NOTIFY_MOVED };
  * could not be kept: a failure to make one is no error, only no evidence). */
 int sbx__notify_open(struct sbx_ruleset *rs);
 /* A watch on the directory open as dirfd, before it is listed: its
- * descriptor, or -1 (no evidence for it). */
+ * descriptor, or -1 (no evidence for it), or -ENOMEM. */
 int sbx__notify_watch(struct sbx_ruleset *rs, int dirfd, long fs_type);
 /* Reads what the kernel reported into the logs of the watches; trusted:
  * the descriptor is known to be ours (made by this compile, or checked

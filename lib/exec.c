@@ -87,9 +87,11 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 {
 	char what[PATH_MAX + 64];
 	unsigned was;
-	int err = 0;
+	int err = 0, held = (*rs)->ncovers ? sbx__held_reaches(*rs, NULL, what, sizeof(what)) : 0;
 
-	if ((*rs)->ncovers && sbx__held_reaches(*rs, NULL, what, sizeof(what))) {
+	if (held < 0)
+		return -held;
+	if (held > 0) {
 		err = -1;
 	} else if ((*rs)->ncovers && (*rs)->confinement != SBX_OUTCOME_REFUSED &&
 	           (err = sbx__hide_enter(user, &refusal->call))) {

@@ -107,7 +107,8 @@ static int list_watched(struct compiler *cc, struct visit *v)
 
 	if ((err = sbx__notify_open(cc->out)))
 		return err;
-	v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type);
+	if ((v->wd = sbx__notify_watch(cc->out, v->fd, v->fs_type)) == -ENOMEM)
+		return ENOMEM;
 	sbx__notify_drain(cc->out, true);
 	sbx__notify_restart(cc->out, v->wd);
 	while ((err = sbx__listing_read(v->fd, &v->l)) && sbx__closer_spare(&cc->closer, err))
@@ -206,7 +207,7 @@ static void run_settle(struct compiler *cc, struct visit *v, const struct judge 
 		sbx__closer_add(j->closer, r->fd[k]);
 		record(cc, v, e, name, err ? V_FAILED : V_GRANTED, err);
 		if (!err && !cc->out->once)
-			sbx__listing_prove(&v->l, e, &(struct proof){ .dir = true });
+			(void)sbx__listing_prove(&v->l, e, &(struct proof){ .dir = true });
 	}
 	r->off = !proved;
 	r->n = 0;
@@ -258,8 +259,8 @@ static void judge_one(struct compiler *cc, struct visit *v, const struct judge *
 	enum verdict verdict = sbx__judge(j, v->fd, name, e, &err, reuse ? &proof : NULL);
 
 	record(cc, v, e, name, verdict, err);
-	if (verdict == V_GRANTED && reuse)
-		sbx__listing_prove(&v->l, e, &proof);
+	if (verdict == V_GRANTED && reuse && sbx__listing_prove(&v->l, e, &proof))
+		cc->err = ENOMEM;
 }
 
 void sbx__expand(struct compiler *cc, struct visit *v, uint64_t have, uint64_t rights)

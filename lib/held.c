@@ -253,21 +253,21 @@ static bool reaches(struct walk *w, char *what, size_t size)
 	return false;
 }
 
-bool sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
-                       size_t size)
+int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
+                      size_t size)
 {
 	struct walk w = { .rs = rs, .closed_from = INT_MAX };
-	bool r;
+	int r;
 
 	if (!rs->ncovers)
-		return false;
+		return 0;
 	if (!getcwd(w.cwd, sizeof(w.cwd)))
 		strcpy(w.cwd, "."); /* no name: nothing it lies in */
 	caller_fds(&w);
 	for (int i = 0; fa && i < fa->__used && !w.err; i++)
 		step(&w, &fa->__actions[i]);
-	/* Out of memory: what cannot be followed is taken to reach. */
-	r = w.err ? (snprintf(what, size, "(out of memory)"), true) : reaches(&w, what, size);
+	/* Out of memory: no answer, and no child. */
+	r = w.err ? -w.err : reaches(&w, what, size);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.v[i].path);
 	free(w.v);

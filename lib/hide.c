@@ -100,13 +100,18 @@ static bool shown_again(const struct mounts *m, const struct mount *mt, unsigned
  * the filesystem it lies in, and each mounted beneath it, shown again by
  * another view; a mount whose layers cannot be placed (but the root's, a
  * container's, whose layers are the host's). */
-static const char *second_name(struct mounts *m, const char *path)
+static const char *second_name(struct hider *h, const char *path)
 {
+	struct mounts *m = h->mounts;
 	const struct mount *mt = sbx__mount_of(m, path);
 	const char *rel;
 
-	if (!mt || !(rel = sbx__mounts_rel(m, mt, path)))
+	if (!mt)
 		return "its mount cannot be told";
+	if (!(rel = sbx__mounts_rel(m, mt, path))) {
+		h->err = ENOMEM;
+		return "out of memory";
+	}
 	if (shown_again(m, mt, mt->own.dev_major, mt->own.dev_minor, rel))
 		return "another mount shows what it holds (a bind mount, an overlay, an image)";
 	for (size_t i = 0; i < m->n; i++) {
@@ -145,6 +150,7 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	const struct sbx_scope *scope = h->scope;
 	struct statx sx;
 	struct stat null;
+	int walked = 0;
 
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const struct sbx_scope_rule *o = &scope->rules[i];
@@ -167,9 +173,14 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	if (S_ISREG(sx.stx_mode) && (stat("/dev/null", &null) || !S_ISCHR(null.st_mode)))
 		return "a file is covered by /dev/null, which is not here";
 	links_seen = 0;
-	if (S_ISDIR(sx.stx_mode) && nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT) == 1)
+	if (S_ISDIR(sx.stx_mode) && (walked = nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT)) == 1)
 		return "a file in it has another name (a hard link)";
-	if ((h->why = second_name(h->mounts, r->path)))
+	/* A walk that failed (out of memory) looked at nothing. */
+	if (walked < 0) {
+		h->err = errno == ENOMEM ? ENOMEM : 0;
+		return "its files could not all be looked at";
+	}
+	if ((h->why = second_name(h, r->path)))
 		return h->why;
 	*c = (struct cover){ .path = r->path, .dev_major = sx.stx_dev_major,
 	                     .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
@@ -200,7 +211,7 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 	if (!h->on)
 		return false;
 	if ((why = unhidable(h, r, left, &c))) {
-		if (implicit)
+		if (implicit || h->err)
 			return false;
 		if (h->scope->flags & SBX_SCOPE_HIDE) {
 			sbx__event(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,

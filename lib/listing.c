@@ -39,23 +39,27 @@ int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned ch
 
 /* A handle is kept as its length (one byte: MAX_HANDLE_SZ is 128), its
  * type and its bytes. */
-void sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p)
+int sbx__listing_prove(struct listing *l, struct entry *e, const struct proof *p)
 {
 	const struct file_handle *fh = PROOF_FH(p);
 	size_t len = 1 + sizeof(fh->handle_type) + fh->handle_bytes;
 	unsigned char *grown;
 
 	e->proof = p->dir ? PROOF_DIR : PROOF_NONE;
-	/* Without one, an unlink of the name proves nothing: no failure. */
+	/* Without one, an unlink of the name proves nothing: no failure;
+	 * but out of memory is. */
 	if (p->dir || !fh->handle_bytes || fh->handle_bytes > MAX_HANDLE_SZ ||
-	    l->plen + len >= PROOF_DIR || !(grown = sbx__grow(l->proofs, &l->proom, l->plen + len, 1)))
-		return;
+	    l->plen + len >= PROOF_DIR)
+		return 0;
+	if (!(grown = sbx__grow(l->proofs, &l->proom, l->plen + len, 1)))
+		return ENOMEM;
 	l->proofs = grown;
 	grown[l->plen] = (unsigned char)fh->handle_bytes;
 	memcpy(grown + l->plen + 1, &fh->handle_type, sizeof(fh->handle_type));
 	memcpy(grown + l->plen + 1 + sizeof(fh->handle_type), fh->f_handle, fh->handle_bytes);
 	e->proof = (uint32_t)(l->plen + 1);
 	l->plen += len;
+	return 0;
 }
 
 const struct file_handle *sbx__listing_handle(const struct listing *l, const struct entry *e,
@@ -81,7 +85,7 @@ int sbx__listing_carry(struct listing *to, const struct listing *from, const str
 	if (!err && !sbx__listing_handle(from, e, &p))
 		PROOF_FH(&p)->handle_bytes = 0;
 	if (!err)
-		sbx__listing_prove(to, &to->v[to->n - 1], &p);
+		err = sbx__listing_prove(to, &to->v[to->n - 1], &p);
 	return err;
 }
 

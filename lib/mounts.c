@@ -238,8 +238,11 @@ static int note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned
 		return note_layer(m, cap, mt, kept);
 	}
 	snprintf(path, sizeof(path), "%s/slaves", dir);
-	if (depth >= 4 || !(d = opendir(path)))
+	if (depth >= 4)
 		return 0;
+	/* No slaves, or none to read; but out of memory is no answer. */
+	if (!(d = opendir(path)))
+		return errno == ENOMEM ? ENOMEM : 0;
 	while (!err && (e = readdir(d))) {
 		unsigned smaj, smin;
 

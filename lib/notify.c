@@ -99,8 +99,10 @@ int sbx__notify_watch(struct sbx_ruleset *rs, int dirfd, long fs_type)
 		size_t cap = rs->nlogs;
 		struct notify_log *grown = sbx__grow(rs->logs, &cap, (size_t)wd + 1, sizeof(*grown));
 
-		if (!grown)
-			return -1;
+		if (!grown) {
+			inotify_rm_watch(rs->notify_fd, wd);
+			return -ENOMEM;
+		}
 		memset(grown + rs->nlogs, 0, (cap - rs->nlogs) * sizeof(*grown));
 		rs->logs = grown;
 		rs->nlogs = cap;

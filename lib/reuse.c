@@ -107,7 +107,7 @@ static int addition(struct relist *r, const char *name, const struct entry *e)
 	                            v == V_GRANTED ? ENTRY_GRANTED : ENTRY_OTHER)))
 		return err;
 	if (v == V_GRANTED)
-		sbx__listing_prove(&r->next, &r->next.v[r->next.n - 1], &proof);
+		return sbx__listing_prove(&r->next, &r->next.v[r->next.n - 1], &proof);
 	return 0;
 }
 

@@ -191,9 +191,12 @@ static int prepare_held(struct child *c, const struct sbx_scope *scope,
                         const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
 {
 	char what[PATH_MAX + 64];
+	int held;
 
-	if (!(*rs)->ncovers || !sbx__held_reaches(*rs, fa, what, sizeof(what)))
+	if (!(*rs)->ncovers || !(held = sbx__held_reaches(*rs, fa, what, sizeof(what))))
 		return 0;
+	if (held < 0)
+		return -held;
 	sbx__hide_event(scope, *rs, what);
 	if (scope->flags & SBX_SCOPE_HIDE)
 		return EINVAL;

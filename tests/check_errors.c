@@ -21,115 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/allocs.h"
 #include "tests/common.h"
 
 #define FSOP HELPER_DIR "/fsop"
 
-/* ---- failing allocations ------------------------------------------------ */
-
-/* glibc lets a program replace malloc, and its own functions (strdup,
- * opendir, ...) then allocate through the replacement too.  Under the
- * address sanitizer the replacement hands over to the sanitizer's own
- * allocator, which then still sees every allocation and every free.
- * Another C library (musl) names no allocator to hand over to: there the
- * tests that need failing allocations skip. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CAN_FAIL_ALLOCATIONS 1
-#define REAL(f) __interceptor_##f
-#elif defined(__GLIBC__)
-#define CAN_FAIL_ALLOCATIONS 1
-#define REAL(f) __libc_##f
-#else
-#define CAN_FAIL_ALLOCATIONS 0
-#define CANNOT_FAIL_ALLOCATIONS_WHY "the C library is not glibc: it has no __libc_malloc to " \
-	"hand over to, so no allocation can be made to fail"
-#endif
-
-/* -1: allocations succeed; n >= 0: the allocation after n more fails. */
-static atomic_int countdown = -1;
-
-#if CAN_FAIL_ALLOCATIONS
-extern void *REAL(malloc)(size_t size);
-extern void *REAL(calloc)(size_t n, size_t size);
-extern void *REAL(realloc)(void *p, size_t size);
-
-static int fails(void)
-{
-	int n = atomic_load(&countdown);
-
-	if (n < 0)
-		return 0;
-	atomic_store(&countdown, n - 1);
-	if (n == 0) {
-		errno = ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-void *malloc(size_t size)
-{
-	return fails() ? NULL : REAL(malloc)(size);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	return fails() ? NULL : REAL(calloc)(n, size);
-}
-
-void *realloc(void *p, size_t size)
-{
-	return fails() ? NULL : REAL(realloc)(p, size);
-}
-
-/* The sanitizer has strdup allocate on its own: through malloc here. */
-char *strdup(const char *s)
-{
-	size_t len = strlen(s) + 1;
-	char *copy = malloc(len);
-
-	return copy ? memcpy(copy, s, len) : NULL;
-}
-
-char *strndup(const char *s, size_t n)
-{
-	size_t len = strnlen(s, n);
-	char *copy = malloc(len + 1);
-
-	if (copy) {
-		memcpy(copy, s, len);
-		copy[len] = '\0';
-	}
-	return copy;
-}
-
-#define REQUIRE_FAILING_ALLOCATIONS() (void)0
-#else
-#define REQUIRE_FAILING_ALLOCATIONS()                                                       \
-	do {                                                                                \
-		say_skip("SKIP %s: %s\n", __func__, CANNOT_FAIL_ALLOCATIONS_WHY);    \
-		return;                                                                     \
-	} while (0)
-#endif
-
-/* Calls fn with the k-th allocation failing, for k = 0, 1, ... until it
- * succeeds: every failure must be ENOMEM, and the last call must work. */
-#define EVERY_ALLOCATION_FAILS(call, undo)                                                \
-	do {                                                                              \
-		int k_, r_;                                                               \
-		for (k_ = 0; k_ < 10000; k_++) {                                          \
-			atomic_store(&countdown, k_);                                     \
-			r_ = (call);                                                      \
-			atomic_store(&countdown, -1);                                     \
-			if (r_ == 0)                                                      \
-				break;                                                    \
-			ck_assert_msg(r_ == ENOMEM, "allocation %d failing: %s", k_,    \
-			              sbx_strerror(r_));                                  \
-			undo;                                                             \
-		}                                                                         \
-		ck_assert_msg(k_ > 0, "no allocation was made");                          \
-		ck_assert_int_lt(k_, 10000);                                              \
-	} while (0)
+/* ---- failing allocations (allocs.c) ------------------------------------ */
 
 static void quiet(const sbx_event_t *ev, void *arg)
 {
@@ -203,9 +100,10 @@ START_TEST(test_enomem_spawn_and_compile)
 	fds = count_fds();
 	/* Out of memory anywhere in the compile: ENOMEM and no child, never a
 	 * child that runs unconfined; and no descriptor left behind. */
-	EVERY_ALLOCATION_FAILS(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ),
-	                       ck_assert_int_eq(reap_all(), 0);
-	                       ck_assert_int_eq(count_fds(), fds));
+	EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ),
+	                          ck_assert_int_eq(reap_all(), 0);
+	                          ck_assert_int_eq(count_fds(), fds),
+	                          ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0));
 	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0); /* the re-admitted file */
 	/* The compile is kept now.  Out of memory anywhere while a spawn
 	 * checks it, lists a changed directory again and grants what
@@ -216,9 +114,9 @@ START_TEST(test_enomem_spawn_and_compile)
 
 		snprintf(name, sizeof(name), "new%d", k);
 		write_file(join(t.projects, name), "", 0644);
-		atomic_store(&countdown, k);
+		alloc_fail_after(k);
 		r = sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ);
-		atomic_store(&countdown, -1);
+		alloc_failed();
 		if (r == 0) {
 			ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0);
 			if (k > 200)
@@ -230,7 +128,7 @@ START_TEST(test_enomem_spawn_and_compile)
 		ck_assert_int_le(count_fds(), fds + 2); /* the kept ruleset, its mount table */
 	}
 	sbx_file_actions_destroy(&fa);
-	EVERY_ALLOCATION_FAILS(sbx_scopeattr_compile(&s), (void)0);
+	EVERY_ALLOCATION_FAILS_OR(sbx_scopeattr_compile(&s), (void)0, (void)0);
 	sbx_scopeattr_destroy(&s);
 	tree_free(&t);
 }
@@ -271,7 +169,8 @@ START_TEST(test_enomem_reuse_after_burst)
 	struct tree t;
 	sbx_file_actions_t fa;
 	char *argv[] = { FSOP, "read", NULL, NULL };
-	int k, left = -1, fds;
+	int k, fds;
+	bool none_failed = false;
 
 	REQUIRE_LANDLOCK();
 	REQUIRE_FAILING_ALLOCATIONS();
@@ -281,7 +180,7 @@ START_TEST(test_enomem_reuse_after_burst)
 	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	fds = count_fds();
-	for (k = 0; k < 10000 && left < 0; k++) {
+	for (k = 0; k < 10000 && !none_failed; k++) {
 		sbx_scopeattr_t s;
 		pid_t pid = 0;
 		int r;
@@ -296,9 +195,9 @@ START_TEST(test_enomem_reuse_after_burst)
 		ck_assert_int_eq(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ), 0);
 		ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1);
 		burst(t.projects, false);
-		atomic_store(&countdown, k);
+		alloc_fail_after(k);
 		r = sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ);
-		left = atomic_exchange(&countdown, -1); /* >= 0: none failed */
+		none_failed = !alloc_failed();
 		if (r == 0)
 			ck_assert_msg(WEXITSTATUS(wait_status(pid)) == 1,
 			              "allocation %d failing: the denied file was read", k);
@@ -309,7 +208,7 @@ START_TEST(test_enomem_reuse_after_burst)
 		ck_assert_int_eq(count_fds(), fds);
 		burst(t.projects, true);
 	}
-	ck_assert_msg(left >= 0, "the spawn never ran without a failing allocation");
+	ck_assert_msg(none_failed, "the spawn never ran without a failing allocation");
 	ck_assert_int_gt(k, 2 * BURST); /* the log's names were among them */
 	sbx_file_actions_destroy(&fa);
 	tree_free(&t);
@@ -348,9 +247,10 @@ START_TEST(test_enomem_places)
 		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, name), 0);
 	}
 	fds = count_fds();
-	EVERY_ALLOCATION_FAILS(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ),
-	                       ck_assert_int_eq(reap_all(), 0);
-	                       ck_assert_int_eq(count_fds(), fds));
+	EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawn(&pid, FSOP, NULL, NULL, &s, argv, environ),
+	                          ck_assert_int_eq(reap_all(), 0);
+	                          ck_assert_int_eq(count_fds(), fds),
+	                          ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1));
 	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 1);
 	sbx_scopeattr_destroy(&s);
 	/* Unmounted, so that the tree can be removed. */
@@ -361,11 +261,13 @@ END_TEST
 
 /* Every kind of scope, through spawnp: a read-only root with a writable
  * directory (the harmless devices), listable expanded directories, the
- * TCP controls with a port (a seccomp filter built), io_uring off. */
+ * TCP controls with a port (a seccomp filter built), io_uring off; with
+ * file actions, which a hidden denial's spawn follows. */
 START_TEST(test_enomem_every_scope)
 {
 	struct tree t;
 	sbx_scopeattr_t s[3];
+	sbx_file_actions_t fa;
 	char *argv[] = { "true", NULL };
 	pid_t pid = 0;
 	int fds;
@@ -385,15 +287,35 @@ START_TEST(test_enomem_every_scope)
 	                                      SBX_SCOPE_NO_IO_URING);
 	sbx_scopeattr_allowtcp(&s[2], SBX_TCP_CONNECT, 443);
 	sbx_scopeattr_adddeny(&s[2], t.other);
+	/* What the child holds, followed where a denial is hidden (held.c). */
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addopen(&fa, 5, "/dev/null", O_RDONLY, 0);
+	sbx_file_actions_addchdir(&fa, t.mine);
 	fds = count_fds();
 	for (int i = 0; i < 3; i++) {
-		EVERY_ALLOCATION_FAILS(sbx_posix_spawnp(&pid, "true", NULL, NULL, &s[i], argv, environ),
-		                       ck_assert_int_eq(reap_all(), 0);
-		                       ck_assert_int_eq(count_fds(), fds));
+		/* A failure after the compile keeps it: its ruleset, its mount
+		 * table open. */
+		EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawnp(&pid, "true", &fa, NULL, &s[i], argv,
+		                                           environ),
+		                          ck_assert_int_eq(reap_all(), 0);
+		                          ck_assert_int_le(count_fds(), fds + 2),
+		                          ck_assert_int_eq(wait_status(pid), 0));
 		ck_assert_int_eq(wait_status(pid), 0);
+		/* Compiled, and kept: each failure where a spawn checks it
+		 * and follows what the child holds past a hidden denial, at
+		 * the same place in every pass. */
+		if (i > 0)
+			EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawnp(&pid, "true", &fa, NULL, &s[i], argv,
+		                                           environ),
+		                          ck_assert_int_eq(reap_all(), 0);
+		                          ck_assert_int_le(count_fds(), fds + 2),
+		                          ck_assert_int_eq(wait_status(pid), 0));
+		if (i > 0)
+			ck_assert_int_eq(wait_status(pid), 0);
 		sbx_scopeattr_destroy(&s[i]);
 		ck_assert_int_eq(count_fds(), fds);
 	}
+	sbx_file_actions_destroy(&fa);
 	tree_free(&t);
 }
 END_TEST
@@ -423,9 +345,9 @@ START_TEST(test_enomem_execve)
 			int null = open("/dev/null", O_WRONLY), err;
 
 			dup2(null, 1);
-			atomic_store(&countdown, k);
+			alloc_fail_after(k);
 			err = sbx_execve(FSOP, &s, argv, environ);
-			atomic_store(&countdown, -1);
+			alloc_failed();
 			/* Still itself, and unconfined: it reads the file. */
 			_exit(err == ENOMEM && access(t.secret, R_OK) == 0 ? 100 : 101);
 		}
@@ -446,9 +368,9 @@ static void *outcome_in_new_thread(void *arg)
 	sbx_outcome_t oc;
 
 	(void)arg;
-	atomic_store(&countdown, 0);
+	alloc_fail_after(0);
 	long r = sbx_outcome_get(&oc);
-	atomic_store(&countdown, -1);
+	alloc_failed();
 	return (void *)r;
 }
 
@@ -765,5 +687,6 @@ Suite *suite_errors(void)
 	tcase_add_test(tc, test_path_errors);
 	tcase_add_test(tc, test_child_errors);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tcase_errors_answers());
 	return s;
 }

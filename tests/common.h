@@ -43,6 +43,8 @@ Suite *suite_explain(void);
 Suite *suite_denials(void);
 Suite *suite_hide(void);
 Suite *suite_hide_held(void);
+/* The errors suite's exhaustion of the calls that answer (check_leaks.c). */
+TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
 

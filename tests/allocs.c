@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* The test program's own malloc: each allocation may be made to fail, and
+ * the blocks allocated while following are counted until they are freed.
+ * It hands every call over to the C library's allocator (glibc's
+ * __libc_malloc), or the address sanitizer's, which then still sees every
+ * allocation and every free. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/allocs.h"
+
+/* -1: allocations succeed; n >= 0: the allocation after n more fails. */
+static atomic_int countdown = -1;
+static atomic_bool taken;
+static void *_Atomic taker; /* where the failing allocation was called */
+
+/* The blocks followed: an open-addressed set of addresses, under a lock
+ * (a spawn's threads and the library's may allocate at once).  Full, it
+ * follows no more, and says so through alloc_live (SIZE_MAX). */
+#define SLOTS (1 << 16)
+static uintptr_t slot[SLOTS];
+static size_t held;
+static bool following, overflowed;
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static atomic_bool ever_followed;
+
+static void take(void)
+{
+	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+		;
+}
+
+static void give(void)
+{
+	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+static size_t home(uintptr_t p)
+{
+	return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ULL >> 48) & (SLOTS - 1);
+}
+
+static void follow(void *p)
+{
+	if (!p || !atomic_load(&ever_followed))
+		return;
+	take();
+	if (following && !overflowed) {
+		size_t i = home((uintptr_t)p);
+
+		if (held == SLOTS / 2) {
+			overflowed = true;
+		} else {
+			while (slot[i])
+				i = (i + 1) & (SLOTS - 1);
+			slot[i] = (uintptr_t)p;
+			held++;
+		}
+	}
+	give();
+}
+
+/* Freed: its slot emptied, and the blocks probed past it moved back so
+ * that every probe still ends at an empty slot.  Whether it was followed. */
+static bool unfollow(void *p)
+{
+	size_t i, j, h;
+	bool found = false;
+
+	if (!p || !atomic_load(&ever_followed))
+		return false;
+	take();
+	for (i = home((uintptr_t)p); slot[i]; i = (i + 1) & (SLOTS - 1))
+		if (slot[i] == (uintptr_t)p) {
+			found = true;
+			break;
+		}
+	if (found) {
+		held--;
+		for (j = (i + 1) & (SLOTS - 1); slot[j]; j = (j + 1) & (SLOTS - 1)) {
+			h = home(slot[j]);
+			/* Movable where its home is not cyclically in (i, j]. */
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+				slot[i] = slot[j];
+				i = j;
+			}
+		}
+		slot[i] = 0;
+	}
+	give();
+	return found;
+}
+
+void alloc_follow(bool on)
+{
+	atomic_store(&ever_followed, true);
+	take();
+	following = on;
+	if (!on) {
+		memset(slot, 0, sizeof(slot));
+		held = 0;
+		overflowed = false;
+	}
+	give();
+}
+
+size_t alloc_live(void)
+{
+	size_t n;
+
+	take();
+	n = overflowed ? SIZE_MAX : held;
+	give();
+	return n;
+}
+
+void alloc_fail_after(int k)
+{
+	atomic_store(&taken, false);
+	atomic_store(&taker, NULL);
+	atomic_store(&countdown, k);
+}
+
+bool alloc_failed(void)
+{
+	atomic_store(&countdown, -1);
+	return atomic_exchange(&taken, false);
+}
+
+/* The C library's sort is the one caller known to go on without the
+ * memory it asked for (it sorts in place).  Where a name cannot be found
+ * (a static program), it cannot be told: the caller is given the benefit. */
+bool alloc_absorbable(char *where, size_t size)
+{
+	void *at = atomic_load(&taker);
+	Dl_info info;
+
+	if (!at || !dladdr(at, &info) || !info.dli_fname) {
+		snprintf(where, size, "an unknown caller");
+		return true;
+	}
+	snprintf(where, size, "%s in %s", info.dli_sname ? info.dli_sname : "?", info.dli_fname);
+	return info.dli_sname && strstr(info.dli_sname, "qsort");
+}
+
+#if CAN_FAIL_ALLOCATIONS
+#if defined(__SANITIZE_ADDRESS__)
+#define REAL(f) __interceptor_##f
+#else
+#define REAL(f) __libc_##f
+#endif
+extern void *REAL(malloc)(size_t size);
+extern void *REAL(calloc)(size_t n, size_t size);
+extern void *REAL(realloc)(void *p, size_t size);
+extern void REAL(free)(void *p);
+
+static int fails(void *caller)
+{
+	int n = atomic_load(&countdown);
+
+	if (n < 0)
+		return 0;
+	atomic_store(&countdown, n - 1);
+	if (n == 0) {
+		atomic_store(&taken, true);
+		atomic_store(&taker, caller);
+		errno = ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
+void *malloc(size_t size)
+{
+	void *p = fails(__builtin_return_address(0)) ? NULL : REAL(malloc)(size);
+
+	follow(p);
+	return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+	void *p = fails(__builtin_return_address(0)) ? NULL : REAL(calloc)(n, size);
+
+	follow(p);
+	return p;
+}
+
+void *realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (fails(__builtin_return_address(0)))
+		return NULL;
+	p = REAL(realloc)(old, size);
+	if (!p && size)
+		return NULL; /* the old block stays */
+	/* The new block followed where the old one was, or was none. */
+	if ((!old || unfollow(old)) && p)
+		follow(p);
+	return p;
+}
+
+void free(void *p)
+{
+	unfollow(p);
+	REAL(free)(p);
+}
+
+/* The sanitizer has strdup allocate on its own: through malloc here. */
+char *strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *copy = malloc(len);
+
+	return copy ? memcpy(copy, s, len) : NULL;
+}
+
+char *strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+#endif
