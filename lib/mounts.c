@@ -408,7 +408,7 @@ static bool layer_named(const char *path, bool image)
 /* Each layer placed in its own filesystem, through the path the table
  * names; a layer that path does not name here is left out, and its mount
  * said to have layers unknown (never granted in a listed directory). */
-static void place_layers(struct mounts *m)
+static int place_layers(struct mounts *m)
 {
 	size_t next = 0;
 
@@ -433,14 +433,17 @@ static void place_layers(struct mounts *m)
 			 * names them by no path here. */
 			if (mt->image && (home->nlayers || home->layers_unknown))
 				mt->layers_unknown = true;
-			mt->layers[kept++] = (struct view){ .dev_major = home->own.dev_major,
-			                                    .dev_minor = home->own.dev_minor,
-			                                    .rel = sbx__mounts_rel(m, home, v->path),
-			                                    .path = v->path };
+			mt->layers[kept] = (struct view){ .dev_major = home->own.dev_major,
+			                                  .dev_minor = home->own.dev_minor,
+			                                  .rel = sbx__mounts_rel(m, home, v->path),
+			                                  .path = v->path };
+			if (!mt->layers[kept++].rel)
+				return ENOMEM;
 		}
 		next += mt->nlayers;
 		mt->nlayers = kept;
 	}
+	return 0;
 }
 
 int sbx__mounts_read(struct mounts *m, int fd)
@@ -459,7 +462,7 @@ int sbx__mounts_read(struct mounts *m, int fd)
 		err = index_points(m);
 	}
 	if (!err)
-		place_layers(m);
+		err = place_layers(m);
 	return err;
 }
 

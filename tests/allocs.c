@@ -135,19 +135,23 @@ bool alloc_failed(void)
 }
 
 /* The C library's sort is the one caller known to go on without the
- * memory it asked for (it sorts in place).  Where a name cannot be found
- * (a static program), it cannot be told: the caller is given the benefit. */
+ * memory it asked for (it sorts in place).  A caller whose name cannot be
+ * found (in a static program) is not taken for it. */
 bool alloc_absorbable(char *where, size_t size)
 {
+	static const char *const sorts[] = { "qsort", "qsort_r", "__qsort_r" };
 	void *at = atomic_load(&taker);
 	Dl_info info;
 
-	if (!at || !dladdr(at, &info) || !info.dli_fname) {
-		snprintf(where, size, "an unknown caller");
-		return true;
+	if (!at || !dladdr(at, &info) || !info.dli_fname || !info.dli_sname) {
+		snprintf(where, size, "a caller with no name (%p)", at);
+		return false;
 	}
-	snprintf(where, size, "%s in %s", info.dli_sname ? info.dli_sname : "?", info.dli_fname);
-	return info.dli_sname && strstr(info.dli_sname, "qsort");
+	snprintf(where, size, "%s in %s", info.dli_sname, info.dli_fname);
+	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
+		if (!strcmp(info.dli_sname, sorts[i]))
+			return true;
+	return false;
 }
 
 #if CAN_FAIL_ALLOCATIONS
@@ -161,20 +165,18 @@ extern void *REAL(calloc)(size_t n, size_t size);
 extern void *REAL(realloc)(void *p, size_t size);
 extern void REAL(free)(void *p);
 
+/* One allocation fails: the one that takes countdown from 0 to -1 (of
+ * two threads, one takes it; one more below -1 is still none).  No local
+ * has its address taken: under the sanitizer this runs before its stack
+ * can be watched. */
 static int fails(void *caller)
 {
-	int n = atomic_load(&countdown);
-
-	if (n < 0)
+	if (atomic_load(&countdown) < 0 || atomic_fetch_sub(&countdown, 1) != 0)
 		return 0;
-	atomic_store(&countdown, n - 1);
-	if (n == 0) {
-		atomic_store(&taken, true);
-		atomic_store(&taker, caller);
-		errno = ENOMEM;
-		return 1;
-	}
-	return 0;
+	atomic_store(&taker, caller);
+	atomic_store(&taken, true);
+	errno = ENOMEM;
+	return 1;
 }
 
 void *malloc(size_t size)

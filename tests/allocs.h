@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* glibc lets a program replace malloc, and its own functions (strdup,
  * opendir, ...) then allocate through the replacement too.  Under the
@@ -58,6 +59,8 @@ size_t alloc_live(void);
 			for (pass_ = 0; pass_ < PASSES_; pass_++) {                       \
 				if (pass_ == PASSES_ - 1)                                 \
 					live_ = (long)alloc_live();                       \
+				ck_assert_msg(alloc_live() != SIZE_MAX,                   \
+				              "more blocks live than can be followed");   \
 				alloc_fail_after(k_);                                     \
 				r_ = (call);                                              \
 				if (!alloc_failed() && r_ == 0)                           \
