@@ -80,6 +80,23 @@ static void settle_defaults(struct settle *s)
 		           "seccomp filters, on x86_64 or aarch64); the rest of the scope is");
 }
 
+/* No network: seccomp refuses every socket but a unix one, and io_uring,
+ * whose socket operations pass beside it; the TCP ports the scope allows
+ * keep inet stream sockets, which Landlock holds to those ports (below:
+ * the TCP rights are set as if both TCP controls were asked for). */
+static void settle_network(struct settle *s)
+{
+	if (!(s->scope->flags & SBX_SCOPE_NO_NETWORK))
+		return;
+	if (!s->seccomp) {
+		short_of(s, "network", "needs seccomp on x86_64 or aarch64");
+		return;
+	}
+	s->out->closed |= SBX_CLOSE_NETWORK | SBX_CLOSE_IO_URING |
+	                  (s->scope->nports ? 0 : SBX_CLOSE_INET);
+	s->out->controls |= SBX_SCOPE_NO_NETWORK;
+}
+
 /* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;
  * seccomp closes what passes beside them, and io_uring, whose socket
  * operations pass beside seccomp, goes with it. */
@@ -88,6 +105,13 @@ static void settle_tcp(struct settle *s)
 	int want = s->scope->flags & (SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT);
 	struct sbx_ruleset *out = s->out;
 
+	/* No network but for the ports allowed: both TCP controls; none
+	 * allowed, no inet socket is made at all, whatever the ABI. */
+	if ((s->scope->flags & SBX_SCOPE_NO_NETWORK) && s->seccomp) {
+		if (!s->scope->nports && out->abi < 4)
+			return;
+		want = SBX_SCOPE_NO_TCP_BIND | SBX_SCOPE_NO_TCP_CONNECT;
+	}
 	if (!want)
 		return;
 	if (out->abi < 4) {
@@ -159,6 +183,7 @@ int sbx__controls_settle(const struct sbx_scope *scope, struct sbx_ruleset *out)
 	struct settle s = { .scope = scope, .out = out, .seccomp = sbx__seccomp_supported() };
 
 	settle_defaults(&s);
+	settle_network(&s);
 	settle_tcp(&s);
 	settle_io_uring(&s);
 	settle_landlock(&s, SBX_SCOPE_NO_ABSTRACT_UNIX, 6, "abstract_unix", "needs Landlock ABI 6");

@@ -240,7 +240,10 @@ void sbx__explain_caller(const struct sbx_scope *s, const char *path, int *acces
                                    * denial's cover */
 #define SBX_CLOSE_LOG_OFF 0x400 /* landlock_restrict_self with a flag that turns the log off:
                                  * under SBX_SCOPE_LOG_DENIALS, what the report reads */
-#define SBX_CLOSE_ALL 0x7ff
+#define SBX_CLOSE_NETWORK 0x800 /* socket, socketpair of a family but AF_UNIX, AF_INET[6];
+                                 * an inet socket that is not a stream */
+#define SBX_CLOSE_INET 0x1000 /* every inet socket (no TCP port allowed either) */
+#define SBX_CLOSE_ALL 0x1fff
 
 struct sock_fprog;
 /* Whether this architecture's filters are known. */

@@ -53,6 +53,7 @@ static const struct {
 	{ SBX_SCOPE_NO_SIGNAL, "signal" },
 	{ SBX_SCOPE_NO_UNIX_CONNECT, "unix_connect" },
 	{ SBX_SCOPE_NO_IO_URING, "io_uring" },
+	{ SBX_SCOPE_NO_NETWORK, "network" },
 };
 
 static atomic_int said_unconfined;

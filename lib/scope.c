@@ -293,7 +293,8 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
 		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |    \
-		     SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND)
+		     SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND |                  \
+		     SBX_SCOPE_NO_NETWORK)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {

@@ -57,6 +57,13 @@
  * - for every scoped spawn unless it keeps them, keyrings: a child holds
  *   its caller's session keyring by possession, which another user ID
  *   keeps, and its user's keyring (add_key, request_key, keyctl fail);
+ * - under SBX_SCOPE_NO_NETWORK, every socket but a unix one: socket(2)
+ *   and socketpair(2) of any other family (UDP, raw and packet sockets,
+ *   netlink, vsock, ...), and an inet socket that is not a stream; an inet
+ *   stream socket too, unless the scope allows a TCP port (Landlock's TCP
+ *   rights then hold it to the ports allowed; the stream rules above keep
+ *   it TCP's).  32-bit socketcall(2) fails whole for socket and
+ *   socketpair: its arguments cannot be read, a unix socket's neither;
  * - under SBX_SCOPE_LOG_DENIALS, a Landlock layer of the child's own that
  *   would not log as the scope's does: the kernel blames a denial on the
  *   youngest layer that denies, and one made without
@@ -120,21 +127,22 @@ struct abi {
 	int clone, perf_event_open;
 	int mq_open, mq_unlink;
 	int setns, open_by_handle_at, fanotify_init;
+	int socketpair;
 };
 
 #if defined(__x86_64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_X86_64, 0xbfffffffU, 41, 44, 46, 307, -1, 518, 538, 16, 514,
-	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298, 240, 241, 308, 304, 300 },
+	  302, 141, 203, 144, 142, 314, 251, 248, 249, 250, 56, 298, 240, 241, 308, 304, 300, 53 },
 	{ AUDIT_ARCH_I386, 0xffffffffU, 359, 369, 370, 345, 102, -1, -1, 54, -1,
-	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336, 277, 278, 346, 342, 338 },
+	  340, 97, 241, 156, 154, 351, 289, 286, 287, 288, 120, 336, 277, 278, 346, 342, 338, 360 },
 };
 #elif defined(__aarch64__)
 static const struct abi abis[2] = {
 	{ AUDIT_ARCH_AARCH64, 0xffffffffU, 198, 206, 211, 269, -1, -1, -1, 29, -1,
-	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241, 180, 181, 268, 265, 262 },
+	  261, 140, 122, 119, 118, 274, 30, 217, 218, 219, 220, 241, 180, 181, 268, 265, 262, 199 },
 	{ AUDIT_ARCH_ARM, 0xffffffffU, 281, 290, 296, 374, 102, -1, -1, 54, -1,
-	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364, 274, 275, 375, 371, 367 },
+	  369, 97, 241, 156, 154, 380, 314, 309, 310, 311, 120, 364, 274, 275, 375, 371, 367, 288 },
 };
 #define HAVE_ABIS 1
 #endif
@@ -227,6 +235,7 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	const struct test socketcalls = { 0, ~0U, { 1 /* SOCKET */, 11 /* SENDTO */, 16 /* SENDMSG */ },
 		                          3, false };
 	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1, false };
+	const struct test pairs = { 0, ~0U, { 8 /* SOCKETPAIR */ }, 1, false };
 	const struct test injects = { 1, ~0U, { IOCTL_TIOCSTI, IOCTL_TIOCLINUX }, 2, false };
 
 	if (closed & SBX_CLOSE_TERMINAL) {
@@ -266,6 +275,17 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	if (closed & SBX_CLOSE_IO_URING)
 		for (int nr = IO_URING_FIRST; nr <= IO_URING_LAST; nr++)
 			sbx__bpf_rule(p, nr, NULL, 0, EPERM);
+	if (closed & SBX_CLOSE_NETWORK) {
+		const struct test not_local = { 0, ~0U, { AF_UNIX, AF_INET, AF_INET6 }, 3, true };
+		const struct test not_unix = { 0, ~0U, { AF_UNIX }, 1, true };
+		const struct test not_stream = { 1, 0xf, { SOCK_STREAM }, 1, true };
+
+		sbx__bpf_rule(p, a->socket, &not_local, 1, EACCES);
+		sbx__bpf_rule(p, a->socket, (const struct test[]){ inet, not_stream }, 2, EACCES);
+		sbx__bpf_rule(p, a->socketpair, &not_unix, 1, EACCES);
+	}
+	if (closed & SBX_CLOSE_INET)
+		sbx__bpf_rule(p, a->socket, &inet, 1, EACCES);
 	if (closed & SBX_CLOSE_TCP)
 		sbx__bpf_rule(p, a->socket, (const struct test[]){ inet, stream, tcp }, 3, EACCES);
 	if (closed & SBX_CLOSE_STREAMS) {
@@ -284,10 +304,13 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	}
 	/* socketcall(2) hands its arguments over in memory: its socket and
 	 * send calls fail whole where a rule would have to read them. */
-	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN))) {
+	if (a->socketcall >= 0 && (closed & (SBX_CLOSE_TCP | SBX_CLOSE_STREAMS | SBX_CLOSE_FASTOPEN |
+	                                     SBX_CLOSE_NETWORK | SBX_CLOSE_INET))) {
 		sbx__bpf_rule(p, a->socketcall, &socketcalls, 1, EAFNOSUPPORT);
 		sbx__bpf_rule(p, a->socketcall, &mmsg, 1, EAFNOSUPPORT);
 	}
+	if (a->socketcall >= 0 && (closed & SBX_CLOSE_NETWORK))
+		sbx__bpf_rule(p, a->socketcall, &pairs, 1, EAFNOSUPPORT);
 }
 
 /* The filter for what `closed' (SBX_CLOSE_*) asks, or NULL (errno: ENOMEM,

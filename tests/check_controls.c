@@ -124,14 +124,6 @@ static bool uring_works(const char *test)
 	return false;
 }
 
-static int controls_enforced(void)
-{
-	sbx_outcome_t oc;
-
-	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
-	return oc.controls;
-}
-
 START_TEST(test_tcp_connect)
 {
 	sbx_scopeattr_t s;

@@ -107,14 +107,84 @@ static uint32_t verdict_args(const struct sock_fprog *prog, uint32_t arch, int n
 #define NR_SENDTO 44
 #define NR_SENDMSG 46
 #define NR_SENDMMSG 307
+#define NR_SOCKETPAIR 53
+#define NR_SOCKETPAIR_COMPAT 360
 #elif defined(__aarch64__)
 #define NR_SOCKET 198
 #define NR_SOCKET_COMPAT 281
 #define NR_SENDTO 206
 #define NR_SENDMSG 211
 #define NR_SENDMMSG 269
+#define NR_SOCKETPAIR 199
+#define NR_SOCKETPAIR_COMPAT 288
 #endif
 #define FASTOPEN 0x20000000
+
+/* No network: every family but unix refused at socket and socketpair, an
+ * inet socket that is not a stream too; inet streams only where a port is
+ * allowed (SBX_CLOSE_INET absent); socketcall's socket and socketpair
+ * fail whole. */
+START_TEST(test_network_roads_read)
+{
+#ifdef ARCH_NATIVE
+	const struct sock_fprog *proxy = sbx__seccomp_filter(SBX_CLOSE_NETWORK);
+	const struct sock_fprog *none = sbx__seccomp_filter(SBX_CLOSE_NETWORK | SBX_CLOSE_INET);
+	const uint32_t denied = SECCOMP_RET_ERRNO | EACCES;
+	const uint32_t arches[2] = { ARCH_NATIVE, ARCH_COMPAT };
+	const int sockets[2] = { NR_SOCKET, NR_SOCKET_COMPAT };
+	const int pairs[2] = { NR_SOCKETPAIR, NR_SOCKETPAIR_COMPAT };
+
+	ck_assert_ptr_nonnull(proxy);
+	ck_assert_ptr_nonnull(none);
+	for (int i = 0; i < 2; i++) {
+		for (int w = 0; w < 2; w++) {
+			const struct sock_fprog *prog = w ? none : proxy;
+
+			ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], AF_UNIX, SOCK_DGRAM,
+			                               0, 0),
+			                  SECCOMP_RET_ALLOW);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], pairs[i], AF_UNIX, SOCK_STREAM,
+			                               0, 0),
+			                  SECCOMP_RET_ALLOW);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], pairs[i], AF_INET, SOCK_STREAM,
+			                               0, 0),
+			                  denied);
+			for (int v = 0; v < 2; v++) {
+				unsigned family = v ? AF_INET6 : AF_INET;
+
+				ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], family,
+				                               SOCK_DGRAM | SOCK_CLOEXEC, 0, 0),
+				                  denied);
+				ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], family,
+				                               SOCK_RAW, 1, 0),
+				                  denied);
+				ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], family,
+				                               SOCK_STREAM | SOCK_NONBLOCK, 0, 0),
+				                  w ? denied : SECCOMP_RET_ALLOW);
+			}
+			/* packet, netlink, vsock, one the kernel may learn later */
+			ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], 17, SOCK_RAW, 768, 0),
+			                  denied);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], 16, SOCK_RAW, 0, 0),
+			                  denied);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], 40, SOCK_STREAM, 0, 0),
+			                  denied);
+			ck_assert_uint_eq(verdict_args(prog, arches[i], sockets[i], 60, SOCK_DGRAM, 0, 0),
+			                  denied);
+		}
+	}
+	/* socketcall(2): SYS_SOCKET (1) and SYS_SOCKETPAIR (8), whole. */
+	ck_assert_uint_eq(verdict_args(proxy, ARCH_COMPAT, 102, 1, 0, 0, 0),
+	                  SECCOMP_RET_ERRNO | EAFNOSUPPORT);
+	ck_assert_uint_eq(verdict_args(proxy, ARCH_COMPAT, 102, 8, 0, 0, 0),
+	                  SECCOMP_RET_ERRNO | EAFNOSUPPORT);
+	ck_assert_uint_eq(verdict_args(proxy, ARCH_COMPAT, 102, 3 /* CONNECT */, 0, 0, 0),
+	                  SECCOMP_RET_ALLOW);
+#else
+	say_skip("SKIP %s: no filter for this architecture\n", __func__);
+#endif
+}
+END_TEST
 
 /* Under a TCP control, an inet stream socket is TCP's or nothing, the SMC
  * family is closed, and no send hides a connect. */
@@ -658,6 +728,7 @@ int main(void)
 	tc = tcase_create("tcp");
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_tcp_roads_read);
+	tcase_add_test(tc, test_network_roads_read);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("terminal");
 	tcase_set_timeout(tc, 0);

@@ -396,7 +396,8 @@ static void ambiguous(const char *prefix, const char *const *candidates, const c
 START_TEST(test_sbxrun_ambiguous_prefix)
 {
 	static const char *const no[] = { "--no-tcp-bind", "--no-tcp-connect", "--no-abstract-unix",
-		                          "--no-signal", "--no-unix-connect", "--no-io-uring", NULL };
+		                          "--no-signal", "--no-unix-connect", "--no-io-uring",
+		                          "--no-network", NULL };
 	static const char *const tcp[] = { "--no-tcp-bind", "--no-tcp-connect", NULL };
 	static const char *const allow_tcp[] = { "--allow-tcp-bind", "--allow-tcp-connect", NULL };
 	struct tree t;

@@ -140,6 +140,14 @@ const char *join(const char *dir, const char *name)
 	return b;
 }
 
+int controls_enforced(void)
+{
+	sbx_outcome_t oc;
+
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	return oc.controls;
+}
+
 const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b)
 {
 	static char verdict[64];

@@ -43,6 +43,7 @@ Suite *suite_explain(void);
 Suite *suite_denials(void);
 Suite *suite_hide(void);
 Suite *suite_hide_held(void);
+Suite *suite_network(void);
 /* The errors suite's exhaustion of the calls that answer (check_leaks.c). */
 TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
@@ -77,6 +78,8 @@ int run_scoped(const sbx_scopeattr_t *scope, char *const argv[], char **out);
 int run_scoped_cwd(const sbx_scopeattr_t *scope, const char *cwd, char *const argv[], char **out);
 /* The helper fsop's OP A B under scope (b may be NULL): its verdict, the
  * last line it printed ("ok", "EACCES", ...); its status must be 0 or 1. */
+/* The controls the outcome of this thread's last spawn says were enforced. */
+int controls_enforced(void);
 const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b);
 
 /* Number of open descriptors of this process. */

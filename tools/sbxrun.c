@@ -63,6 +63,8 @@ static const char usage_text[] =
 	"  --no-signal              no signals to processes outside the command's domain\n"
 	"  --no-unix-connect        no pathname unix sockets outside granted paths (ABI 9)\n"
 	"  --no-io-uring            io_uring fails with EPERM\n"
+	"  --no-network             no socket but a unix one (UDP, raw, packet, netlink);\n"
+	"                           TCP only to the ports --allow-tcp-* names\n"
 	"  --strict                 refuse (125) if a control above is beyond this kernel\n"
 	"\n"
 	"  --uid USER       run COMMAND as USER (a name or a number), with no\n"
@@ -150,6 +152,7 @@ static const struct {
 	{ "no-signal", SBX_SCOPE_NO_SIGNAL, 6 },
 	{ "no-unix-connect", SBX_SCOPE_NO_UNIX_CONNECT, 9 },
 	{ "no-io-uring", SBX_SCOPE_NO_IO_URING, 0 },
+	{ "no-network", SBX_SCOPE_NO_NETWORK, 0 },
 	{ "strict", SBX_SCOPE_STRICT, -1 },
 };
 
@@ -692,6 +695,7 @@ static const struct option_spec {
 	{ "no-signal", false, set_control },
 	{ "no-unix-connect", false, set_control },
 	{ "no-io-uring", false, set_control },
+	{ "no-network", false, set_control },
 	{ "strict", false, set_control },
 	{ "uid", true, set_uid },
 	{ "gid", true, set_gid },

@@ -72,6 +72,7 @@ extern char **environ;
 #define SBX_SCOPE_LOG_DENIALS 0x1000
 #define SBX_SCOPE_HIDE 0x2000
 #define SBX_SCOPE_EXPAND 0x4000
+#define SBX_SCOPE_NO_NETWORK 0x8000
 #define SBX_TCP_BIND 0x1
 #define SBX_TCP_CONNECT 0x2
 #define SBX_DENY 1
@@ -246,7 +247,7 @@ typedef struct sbx_scopeattr {
 	void *__logger_arg;
 } sbx_scopeattr_t;
 
-#define SBX_OPTIONAL_FLAGS 0x7fff
+#define SBX_OPTIONAL_FLAGS 0xffff
 #define SBX_OPTIONAL_CONTROLS (SBX_OPTIONAL_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | \
                                                      SBX_SCOPE_LISTABLE |                    \
                                                      SBX_SCOPE_SHARE_KEYRINGS |              \

@@ -125,6 +125,13 @@ typedef struct sbx_scopeattr {
  * saying why); every denial expanded, no mount namespace made. */
 #define SBX_SCOPE_HIDE 0x2000
 #define SBX_SCOPE_EXPAND 0x4000
+/* No network (seccomp, x86_64 and aarch64): socket(2) and socketpair(2)
+ * of every family but AF_UNIX fail with EACCES (UDP, raw and packet
+ * sockets, netlink, ...), io_uring with them.  TCP to a port
+ * sbx_scopeattr_allowtcp() names stays: inet stream sockets are made, and
+ * Landlock's TCP rights (ABI 4) hold them to the ports named; ports, not
+ * hosts.  A socket the child inherits is the caller's to close. */
+#define SBX_SCOPE_NO_NETWORK 0x8000
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1

@@ -71,6 +71,23 @@ static int tcp_other(const char *how, const char *port)
 	return 0;
 }
 
+/* A datagram "x" sent to port of the loopback address, IPv4 or IPv6
+ * (family "4" or "6"): the road a DNS query takes. */
+static int udp_send(const char *family, const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
+	                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+	                             .sin6_port = htons((uint16_t)atoi(port)),
+	                             .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int six = !strcmp(family, "6"), fd = socket(six ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return -1;
+	return sendto(fd, "x", 1, 0, six ? (struct sockaddr *)&sin6 : (struct sockaddr *)&sin,
+	              six ? sizeof(sin6) : sizeof(sin)) < 0 ? -1 : 0;
+}
+
 /* Connects to a unix socket; an abstract one when name starts with '@'. */
 static int unix_connect(const char *name)
 {
@@ -203,6 +220,20 @@ int main(int argc, char **argv)
 		return done(tcp_other(op, a));
 	if (!strcmp(op, "unix"))
 		return done(unix_connect(a));
+	if (!strcmp(op, "udp"))
+		return done(udp_send(a, b));
+	if (!strcmp(op, "socket")) {
+		/* family,type,protocol as numbers */
+		int family = 0, type = 0, protocol = 0;
+
+		sscanf(a, "%d,%d,%d", &family, &type, &protocol);
+		return done(socket(family, type, protocol));
+	}
+	if (!strcmp(op, "socketpair")) {
+		int pair[2];
+
+		return done(socketpair(atoi(a), SOCK_STREAM, 0, pair));
+	}
 	if (!strcmp(op, "kill"))
 		return done(kill((pid_t)atoi(a), SIGCONT));
 	if (!strcmp(op, "io_uring")) {
