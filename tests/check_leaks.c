@@ -72,6 +72,15 @@ START_TEST(test_enomem_answers)
 	REQUIRE_LANDLOCK();
 	REQUIRE_FAILING_ALLOCATIONS();
 	tree_make(&t);
+	/* A directory on the way listed long enough that the C library's
+	 * sort allocates (past 1 KiB), and goes on without where it cannot:
+	 * the absorbed way is taken here on every machine. */
+	for (int i = 0; i < 200; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "many%03d", i);
+		write_file(join(t.top, name), "", 0644);
+	}
 	sbx_scopeattr_init(&s);
 	sbx_scopeattr_setlogger(&s, quiet, NULL);
 	sbx_scopeattr_adddeny(&s, t.other);
@@ -97,15 +106,20 @@ START_TEST(test_enomem_answers)
 	env[1] = allowed;
 	env[2] = "SBXLEAK_READONLY=/usr";
 	env[3] = NULL;
+	/* (A failure the C library's sort absorbs ends in a scope read whole,
+	 * or in the variables used up: made again for the next.) */
 	fresh(&e);
-	EVERY_ALLOCATION_FAILS(sbx_scopeattr_readenv(&e, "SBXLEAK", env, &configured),
-	                       sbx_scopeattr_destroy(&e);
-	                       fresh(&e));
+	EVERY_ALLOCATION_FAILS_OR(sbx_scopeattr_readenv(&e, "SBXLEAK", env, &configured),
+	                          sbx_scopeattr_destroy(&e);
+	                          fresh(&e),
+	                          sbx_scopeattr_destroy(&e);
+	                          fresh(&e));
 	ck_assert_int_eq(configured, 1);
 	sbx_scopeattr_destroy(&e);
 	set_convention(denied + strlen("SBXLEAK_DENY="), t.secret);
-	EVERY_ALLOCATION_FAILS(fromenv_unheard(&e, &configured),
-	                       sbx_scopeattr_destroy(&e));
+	EVERY_ALLOCATION_FAILS_OR(fromenv_unheard(&e, &configured), sbx_scopeattr_destroy(&e),
+	                          sbx_scopeattr_destroy(&e);
+	                          set_convention(denied + strlen("SBXLEAK_DENY="), t.secret));
 	ck_assert_int_eq(configured, 1);
 	ck_assert_ptr_null(getenv("SBXLEAK_DENY")); /* used up: unset */
 	sbx_scopeattr_destroy(&e);
