@@ -114,6 +114,10 @@ struct sbx_scope {
 		unsigned port;
 	} *ports;
 	size_t nports, ports_cap;
+	/* sbx_scopeattr_addenv() (childenv.c) */
+	char **env_unset, **env_set; /* patterns; NAME=VALUE entries */
+	size_t nenv_unset, nenv_set;
+	bool env_clear;
 	/* Not part of the scope's value: what spawns reuse.  One lock of
 	 * ruleset.c guards both pointers of every scope; each ruleset is
 	 * reference-counted. */
@@ -134,12 +138,15 @@ int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir);
 /* Takes back the rules from index `from' on. */
 void sbx__scope_truncate(struct sbx_scope *s, size_t from);
 
-/* The environment the child gets, in *env: envp as the caller gave it (NULL
- * too, which execve takes as an empty one), or with the scope's TMPDIR, a
- * copy (*copy to free after the spawn, NULL when there is none).  0, or
- * ENOMEM with *env untouched. */
+/* The environment the child gets, in *env (childenv.c): envp as the caller
+ * gave it (NULL too, which execve takes as an empty one), or a copy with
+ * the scope's changes (sbx_scopeattr_addenv, its TMPDIR): *copy to free
+ * after the spawn, NULL when there is none.  0, or ENOMEM with *env
+ * untouched. */
 int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
                    char ***copy);
+/* What sbx_scopeattr_addenv kept, released. */
+void sbx__scope_env_free(struct sbx_scope *s);
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new

@@ -51,6 +51,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 		free(s->labels[i]);
 	free(s->rules);
 	free(s->ports);
+	sbx__scope_env_free(s);
 	free(s);
 	memset(scope, 0, sizeof(*scope));
 	return 0;
@@ -258,37 +259,6 @@ int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir)
 	return 0;
 }
 
-int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
-                   char ***copy)
-{
-	const struct sbx_scope_rule *tmp = NULL;
-	size_t n = 0, k = 0;
-	char **e;
-
-	*copy = NULL;
-	for (size_t i = 0; scope && i < scope->nrules; i++)
-		if (scope->rules[i].tmpdir)
-			tmp = &scope->rules[i];
-	if (!tmp) {
-		*env = envp;
-		return 0;
-	}
-	while (envp && envp[n])
-		n++;
-	/* The pointers, then the one string, in one block. */
-	if (!(e = malloc((n + 2) * sizeof(*e) + strlen("TMPDIR=") + strlen(tmp->path) + 1)))
-		return ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "TMPDIR=", 7))
-			e[k++] = envp[i];
-	e[k] = (char *)(e + n + 2);
-	strcpy(stpcpy(e[k], "TMPDIR="), tmp->path);
-	e[k + 1] = NULL;
-	*copy = e;
-	*env = e;
-	return 0;
-}
-
 #define KNOWN_FLAGS (SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_NO_TCP_BIND |           \
 		     SBX_SCOPE_NO_TCP_CONNECT | SBX_SCOPE_NO_ABSTRACT_UNIX | SBX_SCOPE_NO_SIGNAL | \
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
@@ -318,7 +288,8 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 
 bool sbx__scope_empty(const struct sbx_scope *s)
 {
-	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids;
+	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids &&
+	       !s->nenv_unset && !s->nenv_set && !s->env_clear;
 }
 
 SBX_EXPORT int sbx_scopeattr_isempty(const sbx_scopeattr_t *restrict scope, int *restrict empty)

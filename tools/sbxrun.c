@@ -67,6 +67,11 @@ static const char usage_text[] =
 	"                           TCP only to the ports --allow-tcp-* names\n"
 	"  --strict                 refuse (125) if a control above is beyond this kernel\n"
 	"\n"
+	"  --unsetenv NAME  leave NAME out of COMMAND's environment: a name, a\n"
+	"                   pattern (AWS_*), or @secrets (TOKEN, KEY, SSH_AUTH_SOCK, ...)\n"
+	"  --setenv NAME VALUE  set NAME in COMMAND's environment\n"
+	"  --clearenv       none of sbxrun's environment, only what --setenv sets\n"
+	"\n"
 	"  --uid USER       run COMMAND as USER (a name or a number), with no\n"
 	"                   supplementary groups: a command running as root can\n"
 	"                   reconfigure the kernel past any Landlock boundary\n"
@@ -574,6 +579,23 @@ static int allow_tcp_connect(struct settings *set, const char *name, const char 
 	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
 }
 
+/* The command's environment (sbx_scopeattr_addenv): --unsetenv PATTERN
+ * (@secrets: the named set), --setenv NAME VALUE, --clearenv. */
+static int unset_env(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_addenv(&set->scope, SBX_ENV_UNSET, arg);
+}
+
+static int set_env(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_addenv(&set->scope, SBX_ENV_SET, arg);
+}
+
+static int clear_env(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_addenv(&set->scope, SBX_ENV_CLEAR, NULL);
+}
+
 static int set_uid(struct settings *set, const char *name, const char *arg)
 {
 	struct passwd *pw = getpwnam(arg);
@@ -696,6 +718,9 @@ static const struct option_spec {
 	{ "no-unix-connect", false, set_control },
 	{ "no-io-uring", false, set_control },
 	{ "no-network", false, set_control },
+	{ "unsetenv", true, unset_env },
+	{ "setenv", true, set_env },
+	{ "clearenv", false, clear_env },
 	{ "strict", false, set_control },
 	{ "uid", true, set_uid },
 	{ "gid", true, set_gid },
@@ -761,10 +786,19 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct option_spec *opt = find_option(argv[i], name, len);
 	const char *arg = NULL;
+	char *joined = NULL;
 	int err;
 
 	i++;
-	if (opt->takes_arg) {
+	if (opt->handle == set_env) {
+		/* --setenv NAME VALUE: two arguments, as one NAME=VALUE */
+		if (eq || i + 1 >= argc || strchr(argv[i], '=') || !*argv[i])
+			fail("%s", "--setenv takes two arguments, NAME (without '=') and VALUE");
+		if (!(arg = joined = malloc(strlen(argv[i]) + strlen(argv[i + 1]) + 2)))
+			fail("%s", strerror(ENOMEM));
+		strcpy(stpcpy(stpcpy(joined, argv[i]), "="), argv[i + 1]);
+		i += 2;
+	} else if (opt->takes_arg) {
 		if (eq)
 			arg = eq + 1;
 		else if (i < argc)
@@ -778,6 +812,7 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 		fail("--%s %s: %s", opt->name, arg, sbx_strerror(err));
 	if (err)
 		fail("--%s: %s", opt->name, sbx_strerror(err));
+	free(joined);
 	return i;
 }
 

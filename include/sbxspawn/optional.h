@@ -79,6 +79,10 @@ extern char **environ;
 #define SBX_ALLOW 2
 #define SBX_READONLY 3
 #define SBX_TMPDIR 4
+#define SBX_ENV_UNSET 1
+#define SBX_ENV_SET 2
+#define SBX_ENV_CLEAR 3
+#define SBX_ENV_SECRETS "@secrets"
 
 enum sbx_event_kind {
 	SBX_EVENT_DROPPED = 1, SBX_EVENT_UNCONFINED, SBX_EVENT_IGNORED_DENY, SBX_EVENT_ALIAS,
@@ -325,6 +329,14 @@ static inline int sbx_scopeattr_settmpdir(sbx_scopeattr_t *scope, const char *di
 		return ENOTDIR;
 	scope->__tmpdir = dir != NULL;
 	return 0;
+}
+/* The child's environment is not changed by a build without the library:
+ * said, rather than secrets passed on quietly. */
+static inline int sbx_scopeattr_addenv(sbx_scopeattr_t *scope, int how, const char *arg)
+{
+	(void)how;
+	(void)arg;
+	return scope->__init ? ENOTSUP : EINVAL;
 }
 /* Nothing here fails for an item: the words are not needed. */
 static inline int sbx_scopeattr_setlabel(sbx_scopeattr_t *scope, int what, const char *label)

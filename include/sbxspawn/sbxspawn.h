@@ -157,10 +157,28 @@ int sbx_scopeattr_addreadonly(sbx_scopeattr_t *SBX_RESTRICT scope, const char *S
  * none of the list is added, and an SBX_EVENT_LIST event names the item. */
 int sbx_scopeattr_addlist(sbx_scopeattr_t *SBX_RESTRICT scope, int mode,
                           const char *SBX_RESTRICT list);
+/* The child's environment, a copy of the envp the caller passes (never the
+ * caller's array), changed by each call in turn; for every spawn, exec and
+ * sbx_system with the scope:
+ *   SBX_ENV_UNSET  arg: a name, an fnmatch(3) pattern ("AWS_*"), or
+ *                  SBX_ENV_SECRETS: names that hold TOKEN, SECRET, PASSWORD,
+ *                  PASSWD, KEY, CREDENTIAL or AUTH (case aside), and
+ *                  SSH_AUTH_SOCK, SSH_AGENT_PID, GPG_AGENT_INFO: a
+ *                  convenience, not a guarantee;
+ *   SBX_ENV_SET    arg: NAME=VALUE, added (the caller's NAME replaced);
+ *   SBX_ENV_CLEAR  arg NULL: none of the caller's variables, only those
+ *                  set (and the temporary directory's TMPDIR).
+ * EINVAL for a name that is empty or holds '='. */
+#define SBX_ENV_UNSET 1
+#define SBX_ENV_SET 2
+#define SBX_ENV_CLEAR 3
+#define SBX_ENV_SECRETS "@secrets"
+int sbx_scopeattr_addenv(sbx_scopeattr_t *SBX_RESTRICT scope, int how,
+                         const char *SBX_RESTRICT arg);
 /* A temporary directory for the child: dir (an existing directory) is
  * re-admitted with full access, and the child's environment has
- * TMPDIR=dir, in a copy of the envp the caller passed (the one change the
- * library makes to the environment).  dir NULL removes it.  On an error
+ * TMPDIR=dir, in a copy of the envp the caller passed (as the changes of
+ * sbx_scopeattr_addenv are made).  dir NULL removes it.  On an error
  * the old one stays, and an SBX_EVENT_LIST event names dir. */
 int sbx_scopeattr_settmpdir(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT dir);
 
