@@ -63,7 +63,10 @@
  *   stream socket too, unless the scope allows a TCP port (Landlock's TCP
  *   rights then hold it to the ports allowed; the stream rules above keep
  *   it TCP's).  32-bit socketcall(2) fails whole for socket and
- *   socketpair: its arguments cannot be read, a unix socket's neither;
+ *   socketpair: its arguments cannot be read, a unix socket's neither.
+ *   And a tun or tap device attached (ioctl TUNSETIFF, TUNSETQUEUE): a
+ *   child with CAP_NET_ADMIN writes packets into the host's stack through
+ *   one, configured by a unix socket's ioctls;
  * - under SBX_SCOPE_LOG_DENIALS, a Landlock layer of the child's own that
  *   would not log as the scope's does: the kernel blames a denial on the
  *   youngest layer that denies, and one made without
@@ -113,6 +116,9 @@
  * two architectures (the generic ones; x86 shares them). */
 #define IOCTL_TIOCSTI 0x5412U
 #define IOCTL_TIOCLINUX 0x541cU
+/* _IOW('T', 202, int) and _IOW('T', 217, int): a tun device attached. */
+#define IOCTL_TUNSETIFF 0x400454caU
+#define IOCTL_TUNSETQUEUE 0x400454d9U
 
 /* System call numbers of the two ABIs of each architecture. */
 struct abi {
@@ -237,6 +243,7 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 	const struct test mmsg = { 0, ~0U, { 20 /* SENDMMSG */ }, 1, false };
 	const struct test pairs = { 0, ~0U, { 8 /* SOCKETPAIR */ }, 1, false };
 	const struct test injects = { 1, ~0U, { IOCTL_TIOCSTI, IOCTL_TIOCLINUX }, 2, false };
+	const struct test tun = { 1, ~0U, { IOCTL_TUNSETIFF, IOCTL_TUNSETQUEUE }, 2, false };
 
 	if (closed & SBX_CLOSE_TERMINAL) {
 		sbx__bpf_rule(p, a->ioctl, &injects, 1, EPERM);
@@ -283,6 +290,11 @@ static void rules_for(struct prog *p, const struct abi *a, int closed)
 		sbx__bpf_rule(p, a->socket, &not_local, 1, EACCES);
 		sbx__bpf_rule(p, a->socket, (const struct test[]){ inet, not_stream }, 2, EACCES);
 		sbx__bpf_rule(p, a->socketpair, &not_unix, 1, EACCES);
+		/* A tun or tap device attached: packets written into the
+		 * host's stack, the interface configured through a unix
+		 * socket's ioctls (a child with CAP_NET_ADMIN). */
+		sbx__bpf_rule(p, a->ioctl, &tun, 1, EPERM);
+		sbx__bpf_rule(p, a->ioctl2, &tun, 1, EPERM);
 	}
 	if (closed & SBX_CLOSE_INET)
 		sbx__bpf_rule(p, a->socket, &inet, 1, EACCES);

@@ -146,6 +146,26 @@ START_TEST(test_no_network_families)
 }
 END_TEST
 
+/* A tun device: with CAP_NET_ADMIN a child attaches one and writes
+ * packets into the host's stack, no inet socket needed (the interface
+ * brought up through a unix socket's ioctls).  Refused with the scope. */
+START_TEST(test_no_network_tun)
+{
+	sbx_scopeattr_t s;
+	const char *without;
+
+	REQUIRE_LANDLOCK();
+	if (strcmp(without = fsop_verdict(NULL, "tun", NULL, NULL), "ok")) {
+		say_skip("SKIP %s: no tun device can be made here without the library either (%s: "
+		         "it needs CAP_NET_ADMIN and /dev/net/tun)\n", __func__, without);
+		return;
+	}
+	no_network(&s);
+	ck_assert_str_eq(fsop_verdict(&s, "tun", NULL, NULL), "EPERM");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* The proxy: a TCP port allowed is the one road left; another port is
  * refused by Landlock, UDP by the filter. */
 START_TEST(test_no_network_proxy_port)
@@ -221,6 +241,7 @@ Suite *suite_network(void)
 
 	tcase_add_test(tc, test_no_network_udp);
 	tcase_add_test(tc, test_no_network_families);
+	tcase_add_test(tc, test_no_network_tun);
 	tcase_add_test(tc, test_no_network_proxy_port);
 	tcase_add_test(tc, test_sbxrun_no_network);
 	suite_add_tcase(s, tc);

@@ -23,6 +23,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <net/if.h>
+#include <linux/if_tun.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -228,6 +230,15 @@ int main(int argc, char **argv)
 
 		sscanf(a, "%d,%d,%d", &family, &type, &protocol);
 		return done(socket(family, type, protocol));
+	}
+	if (!strcmp(op, "tun")) {
+		/* A tun device made and attached (it goes with the descriptor). */
+		struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "sbxtun%%d");
+		if ((fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
+			return done(-1);
+		return done(ioctl(fd, TUNSETIFF, &ifr));
 	}
 	if (!strcmp(op, "socketpair")) {
 		int pair[2];
