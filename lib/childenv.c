@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "compat/compat.h"
 #include "internal.h"
 
 /* The named set: what holds a credential by the words of its name, and the
@@ -179,6 +180,32 @@ SBX_EXPORT int sbx_scopeattr_addenv(sbx_scopeattr_t *restrict scope, int how,
 	default:
 		return EINVAL;
 	}
+}
+
+int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad, size_t *len)
+{
+	size_t before = s->nenv_unset;
+	int err = 0;
+
+	for (const char *p = list, *end; *p && !err; p = *end ? end + 1 : end) {
+		char item[256];
+
+		end = strchrnul(p, ':');
+		if (end == p)
+			continue;
+		*bad = p;
+		*len = (size_t)(end - p);
+		if (*len >= sizeof(item)) {
+			err = ENAMETOOLONG;
+		} else {
+			memcpy(item, p, *len);
+			item[*len] = '\0';
+			err = add_unset(s, item);
+		}
+	}
+	while (err && s->nenv_unset > before)
+		free(s->env_unset[--s->nenv_unset]);
+	return err;
 }
 
 void sbx__scope_env_free(struct sbx_scope *s)

@@ -95,6 +95,10 @@ static void settle_network(struct settle *s)
 	s->out->closed |= SBX_CLOSE_NETWORK | SBX_CLOSE_IO_URING |
 	                  (s->scope->nports ? 0 : SBX_CLOSE_INET);
 	s->out->controls |= SBX_SCOPE_NO_NETWORK;
+	/* From ABI 10, Landlock's UDP rights too, with no port granted: a
+	 * second layer under the filter. */
+	if (s->out->abi >= 10)
+		s->out->net |= LANDLOCK_ACCESS_NET_BIND_UDP | LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP;
 }
 
 /* Landlock mediates bind(2) and connect(2) on TCP sockets, from ABI 4;
@@ -121,8 +125,8 @@ static void settle_tcp(struct settle *s)
 			short_of(s, "tcp_connect", "needs Landlock ABI 4");
 		return;
 	}
-	out->net = (want & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
-	           (want & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
+	out->net |= (want & SBX_SCOPE_NO_TCP_BIND ? LANDLOCK_ACCESS_NET_BIND_TCP : 0) |
+	            (want & SBX_SCOPE_NO_TCP_CONNECT ? LANDLOCK_ACCESS_NET_CONNECT_TCP : 0);
 	if (!s->seccomp) {
 		short_of(s, "tcp", "other stream protocols (MPTCP, SMC) and TCP Fast Open need seccomp on "
 		                   "x86_64 or aarch64");

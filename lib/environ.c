@@ -33,6 +33,8 @@ static const struct {
 	{ "HIDE", 0, SBX_SCOPE_HIDE, false },
 	{ "EXPAND", 0, SBX_SCOPE_EXPAND, false },
 	{ "QUIET", 0, 0, true },
+	{ "NO_NETWORK", 0, SBX_SCOPE_NO_NETWORK, false },
+	{ "UNSETENV", 0, 0, false },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 
@@ -114,6 +116,27 @@ static int read_paths(sbx_scopeattr_t *scope, const char *prefix, char *const en
 	return err;
 }
 
+/* PREFIX_UNSETENV: names and patterns left out of the child's environment,
+ * ':'-separated (sbx_scopeattr_addenv's SBX_ENV_UNSET each), all or
+ * nothing.  The paths were read before; an error takes them back too. */
+static int read_unsets(sbx_scopeattr_t *scope, const char *prefix, char *const envp[],
+                       bool *configured)
+{
+	struct sbx_scope *s = scope->__scope;
+	const char *value = lookup(envp, prefix, "UNSETENV"), *bad = NULL;
+	size_t len = 0, before = s->nenv_unset;
+	int err;
+
+	if (!value || !*value)
+		return 0;
+	if ((err = sbx__scope_unsetlist(s, value, &bad, &len))) {
+		say(s, prefix, "UNSETENV", err, bad ? bad : value, bad ? len : strlen(value));
+		return err;
+	}
+	*configured |= s->nenv_unset > before;
+	return 0;
+}
+
 SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char *restrict prefix,
                                      char *const envp[], int *restrict configured)
 {
@@ -134,11 +157,16 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 	}
 	if ((err = read_paths(scope, prefix, envp, &any)))
 		return err;
+	if ((err = read_unsets(scope, prefix, envp, &any)))
+		return err;
 	for (size_t i = 0; i < NVARS; i++) {
 		const char *value = lookup(envp, prefix, vars[i].suffix);
 
 		if (vars[i].flag && on(value))
 			flags |= vars[i].flag;
+		/* A control asks something of a child: a scope is made. */
+		if (vars[i].flag == SBX_SCOPE_NO_NETWORK && on(value))
+			any = true;
 		if (vars[i].quiet && on(value))
 			s->events &= SBX_EVENTS_QUIET;
 	}

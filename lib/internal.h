@@ -145,6 +145,9 @@ void sbx__scope_truncate(struct sbx_scope *s, size_t from);
  * untouched. */
 int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
                    char ***copy);
+/* SBX_ENV_UNSET for each item of a ':'-separated list, all or nothing (on
+ * an error, *bad and *len say which item). */
+int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad, size_t *len);
 /* What sbx_scopeattr_addenv kept, released. */
 void sbx__scope_env_free(struct sbx_scope *s);
 

@@ -191,6 +191,34 @@ START_TEST(test_env_errors)
 }
 END_TEST
 
+/* The environment convention: PREFIX_UNSETENV and PREFIX_NO_NETWORK make a
+ * scope on their own; a bad item takes nothing. */
+START_TEST(test_env_convention)
+{
+	char *conv[] = { "SBXT_UNSETENV=@secrets::AWS_*", "SBXT_NO_NETWORK=1", NULL };
+	char *bad[] = { "SBXT_UNSETENV=OK:A=B", NULL };
+	char *envp[] = { "GITHUB_TOKEN=t", "AWS_REGION=eu", "KEEP=1", NULL }, *out;
+	sbx_scopeattr_t s;
+	int configured = 0, flags = 0, empty = 0;
+
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_readenv(&s, "SBXT", conv, &configured), 0);
+	ck_assert_int_eq(configured, 1);
+	ck_assert_int_eq(sbx_scopeattr_getflags(&s, &flags), 0);
+	ck_assert(flags & SBX_SCOPE_NO_NETWORK);
+	out = env_of(&s, envp);
+	ck_assert_msg(!strcmp(out, "KEEP=1\n"), "%s", out);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setevents(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_readenv(&s, "SBXT", bad, &configured), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_isempty(&s, &empty), 0);
+	ck_assert_int_eq(empty, 1); /* OK was not kept either */
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* sbxrun --unsetenv, --setenv, --clearenv. */
 START_TEST(test_sbxrun_env)
 {
@@ -230,6 +258,7 @@ Suite *suite_childenv(void)
 	tcase_add_test(tc, test_env_clear);
 	tcase_add_test(tc, test_env_system_and_execve);
 	tcase_add_test(tc, test_env_errors);
+	tcase_add_test(tc, test_env_convention);
 	tcase_add_test(tc, test_sbxrun_env);
 	suite_add_tcase(s, tc);
 	return s;

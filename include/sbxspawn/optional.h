@@ -518,7 +518,7 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 	static const char *const lists[] = { "DENY", "ALLOW", "READONLY" };
 	char *const *env = envp ? envp : environ;
 	sbx_scopeattr_t s;
-	const char *tmpdir;
+	const char *tmpdir, *unsets;
 	int err = 0;
 
 	if (!scope->__init || !sbx_optional_prefix(prefix))
@@ -555,20 +555,35 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 		s.__flags = (s.__flags & ~SBX_SCOPE_HIDE) | SBX_SCOPE_EXPAND;
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "QUIET")))
 		s.__events &= SBX_EVENTS_QUIET;
+	if (sbx_optional_on(sbx_optional_env(env, prefix, "NO_NETWORK")))
+		s.__flags |= SBX_SCOPE_NO_NETWORK;
+	unsets = sbx_optional_env(env, prefix, "UNSETENV");
+	if (unsets && *unsets) {
+		/* No environment changed here: said, not passed on quietly. */
+		char name[256], message[1024];
+
+		snprintf(name, sizeof(name), "%s_UNSETENV", prefix);
+		snprintf(message, sizeof(message), "%s: %.200s: %s; nothing of %s_* was applied",
+		         name, unsets, sbx_strerror(ENOTSUP), prefix);
+		sbx_optional_say(scope, SBX_EVENT_ENV, ENOTSUP, name, unsets, message);
+		return ENOTSUP;
+	}
 	if (configured)
-		*configured = s.__paths > scope->__paths || (tmpdir && *tmpdir);
+		*configured = s.__paths > scope->__paths || (tmpdir && *tmpdir) ||
+		              (s.__flags & SBX_SCOPE_NO_NETWORK);
 	*scope = s;
 	return 0;
 }
 static inline int sbx_env_unset(const char *prefix)
 {
-	static const char *const names[] = { "DENY",   "ALLOW", "READONLY", "TMPDIR", "LISTABLE",
-		                             "REQUIRE", "STRICT", "HIDE",     "EXPAND", "QUIET" };
+	static const char *const names[] = { "DENY",   "ALLOW",  "READONLY", "TMPDIR",
+		                             "LISTABLE", "REQUIRE", "STRICT", "HIDE",
+		                             "EXPAND", "QUIET",  "NO_NETWORK", "UNSETENV" };
 	char name[256];
 
 	if (!sbx_optional_prefix(prefix))
 		return EINVAL;
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < 12; i++) {
 		snprintf(name, sizeof(name), "%s_%s", prefix, names[i]);
 		if (unsetenv(name))
 			return errno;
