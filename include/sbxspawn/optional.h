@@ -512,6 +512,18 @@ static inline int sbx_optional_prefix(const char *prefix)
 	return prefix && *prefix && strlen(prefix) <= 200 && !strchr(prefix, '=');
 }
 
+/* A variable of the convention that could not be applied, said: err. */
+static inline int sbx_optional_env_failed(const sbx_scopeattr_t *scope, const char *prefix,
+                                          const char *suffix, const char *value, int err)
+{
+	char name[256], message[1024];
+
+	snprintf(name, sizeof(name), "%s_%s", prefix, suffix);
+	snprintf(message, sizeof(message), "%s: %.200s: %s; nothing of %s_* was applied", name,
+	         value, sbx_strerror(err), prefix);
+	sbx_optional_say(scope, SBX_EVENT_ENV, err, name, value, message);
+	return err;
+}
 static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *prefix,
                                         char *const envp[], int *configured)
 {
@@ -531,15 +543,8 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 			sbx_scopeattr_addlist(&s, SBX_DENY + i, list);
 	}
 	tmpdir = sbx_optional_env(env, prefix, "TMPDIR");
-	if (tmpdir && *tmpdir && (err = sbx_scopeattr_settmpdir(&s, tmpdir))) {
-		char name[256], message[1024];
-
-		snprintf(name, sizeof(name), "%s_TMPDIR", prefix);
-		snprintf(message, sizeof(message), "%s: %.200s: %s; nothing of %s_* was applied",
-		         name, tmpdir, strerror(err), prefix);
-		sbx_optional_say(scope, SBX_EVENT_ENV, err, name, tmpdir, message);
-		return err;
-	}
+	if (tmpdir && *tmpdir && (err = sbx_scopeattr_settmpdir(&s, tmpdir)))
+		return sbx_optional_env_failed(scope, prefix, "TMPDIR", tmpdir, err);
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "LISTABLE")))
 		s.__flags |= SBX_SCOPE_LISTABLE;
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "REQUIRE")))
@@ -558,16 +563,9 @@ static inline int sbx_scopeattr_readenv(sbx_scopeattr_t *scope, const char *pref
 	if (sbx_optional_on(sbx_optional_env(env, prefix, "NO_NETWORK")))
 		s.__flags |= SBX_SCOPE_NO_NETWORK;
 	unsets = sbx_optional_env(env, prefix, "UNSETENV");
-	if (unsets && *unsets) {
-		/* No environment changed here: said, not passed on quietly. */
-		char name[256], message[1024];
-
-		snprintf(name, sizeof(name), "%s_UNSETENV", prefix);
-		snprintf(message, sizeof(message), "%s: %.200s: %s; nothing of %s_* was applied",
-		         name, unsets, sbx_strerror(ENOTSUP), prefix);
-		sbx_optional_say(scope, SBX_EVENT_ENV, ENOTSUP, name, unsets, message);
-		return ENOTSUP;
-	}
+	/* No environment changed here: said, not passed on quietly. */
+	if (unsets && *unsets)
+		return sbx_optional_env_failed(scope, prefix, "UNSETENV", unsets, ENOTSUP);
 	if (configured)
 		*configured = s.__paths > scope->__paths || (tmpdir && *tmpdir) ||
 		              (s.__flags & SBX_SCOPE_NO_NETWORK);
