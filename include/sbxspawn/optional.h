@@ -208,8 +208,8 @@ static inline const char *sbx_strerror(int err)
 	 * SBX_SCOPE_REQUIRE, a confinement): its cause, named. */
 	if (err == ENOTSUP)
 		return "Operation not supported: this program was built without libsbxspawn (it "
-		       "cannot confine a command, which SBX_SCOPE_REQUIRE asks for, nor add a file "
-		       "action its C library lacks)";
+		       "cannot confine a command, which SBX_SCOPE_REQUIRE asks for, nor change its "
+		       "environment, nor add a file action its C library lacks)";
 	return strerror(err);
 }
 static inline const char *sbx_outcome_name(int confinement)
