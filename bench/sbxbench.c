@@ -64,7 +64,7 @@ static void print_header(int abi)
 
 int main(int argc, char **argv)
 {
-	int abi = kernel_abi();
+	int abi = kernel_abi(), flags = 0;
 
 	parse_options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -77,6 +77,11 @@ int main(int argc, char **argv)
 	                                       SBX_SCOPE_EXPAND) ||
 	    sbx_scopeattr_compile(&home_kept))
 		die("the scope that keeps keyrings and processes");
+	scope_make(&home_offline, deny_home, 4, false);
+	if (sbx_scopeattr_getflags(&home_once, &flags) ||
+	    sbx_scopeattr_setflags(&home_offline, flags | SBX_SCOPE_NO_NETWORK) ||
+	    sbx_scopeattr_compile(&home_offline))
+		die("the scope with no network");
 	scope_make(&wide_fresh, deny_wide, 1, false);
 	scope_make(&wide_once, deny_wide, 1, true);
 	setup_spawn_rows();

@@ -42,7 +42,7 @@ int spawn_sbx_new(const struct variant *v, pid_t *pid);
 /* The rules a spawn of /bin/true with scope s applies (dies if it fails). */
 long spawn_rules(const sbx_scopeattr_t *s);
 
-extern sbx_scopeattr_t home_fresh, home_once, home_kept, wide_fresh, wide_once;
+extern sbx_scopeattr_t home_fresh, home_once, home_kept, home_offline, wide_fresh, wide_once;
 
 enum {
 	V_POSIX,
@@ -55,6 +55,7 @@ enum {
 	V_HOME_FLOOR_SIGNALS,
 	V_HOME_FLOOR_DUTIES,
 	V_HOME_KEPT,
+	V_HOME_OFFLINE,
 	V_WIDE_NEW,
 	V_WIDE_FRESH,
 	V_WIDE_ONCE,

@@ -249,7 +249,7 @@ static void setup_bwrap(struct variant *v)
 
 /* ---- section: spawn ---------------------------------------------------- */
 
-sbx_scopeattr_t home_fresh, home_once, home_kept, wide_fresh, wide_once;
+sbx_scopeattr_t home_fresh, home_once, home_kept, home_offline, wide_fresh, wide_once;
 
 struct variant spawn_rows[V_COUNT];
 
@@ -277,6 +277,8 @@ void setup_spawn_rows(void)
 	                                           .scope = &home_once };
 	v[V_HOME_KEPT] = (struct variant){ .name = "sbx ~100 rules: compiled, keyrings+processes kept",
 	                                   .spawn = spawn_sbx, .scope = &home_kept };
+	v[V_HOME_OFFLINE] = (struct variant){ .name = "sbx ~100 rules: compiled, no network",
+	                                      .spawn = spawn_sbx, .scope = &home_offline };
 	v[V_WIDE_NEW] = (struct variant){ .name = "sbx ~1000 rules: new scope per spawn",
 	                                  .spawn = spawn_sbx_new, .deny = deny_wide, .ndeny = 1 };
 	v[V_WIDE_FRESH] = (struct variant){ .name = "sbx ~1000 rules: fresh (plain spawn)",
@@ -371,6 +373,9 @@ static void spawn_notes(void)
 	printf("  what a flag keeps (keyrings, other processes: fifteen filter rules a call"
 	       " passes by):\n  compiled once against the same scope keeping them, %.2fx\n",
 	       row_ratio(V_HOME_ONCE, V_HOME_KEPT));
+	printf("  no network (its socket and ioctl rules, io_uring closed) against the same scope"
+	       " without it:\n  %.3fx wall, %.3fx cpu\n",
+	       row_ratio(V_HOME_OFFLINE, V_HOME_ONCE), row_cpu(V_HOME_OFFLINE, V_HOME_ONCE));
 	printf("  compiled once against NULL scope (the ruleset applied in the child): %.2fx"
 	       " (~100 rules), %.2fx (~1000)\n",
 	       row_ratio(V_HOME_ONCE, V_SBX_NULL), row_ratio(V_WIDE_ONCE, V_SBX_NULL));
