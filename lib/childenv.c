@@ -50,31 +50,39 @@ static bool secret(const char *name, size_t len)
 	return false;
 }
 
+static bool same_name(const char *a, const char *b, size_t len)
+{
+	return name_len(a) == len && !strncmp(a, b, len);
+}
+
 /* Whether the scope takes entry (NAME=VALUE) out of the child's copy:
- * unset, or set anew, or TMPDIR where the scope gives one. */
+ * unset, or set anew, or TMPDIR where the scope gives one.  The whole name
+ * is matched, however long (where it cannot be copied, it is taken out). */
 static bool taken_out(const struct sbx_scope *s, const char *entry, bool tmpdir)
 {
 	size_t len = name_len(entry);
-	char name[256];
+	char buf[256], *name = buf;
+	bool out = false;
 
-	if (tmpdir && len == 6 && !strncmp(entry, "TMPDIR", 6))
+	if (tmpdir && same_name(entry, "TMPDIR", 6))
 		return true;
 	for (size_t i = 0; i < s->nenv_set; i++)
-		if (name_len(s->env_set[i]) == len && !strncmp(s->env_set[i], entry, len))
+		if (same_name(s->env_set[i], entry, len))
 			return true;
 	if (!s->nenv_unset)
 		return false;
-	if (len >= sizeof(name))
-		len = sizeof(name) - 1; /* a pattern matches what it sees of a long name */
+	if (len >= sizeof(buf) && !(name = malloc(len + 1)))
+		return true;
 	memcpy(name, entry, len);
 	name[len] = '\0';
-	for (size_t i = 0; i < s->nenv_unset; i++) {
+	for (size_t i = 0; i < s->nenv_unset && !out; i++) {
 		const char *p = s->env_unset[i];
 
-		if (!strcmp(p, SBX_ENV_SECRETS) ? secret(name, len) : !fnmatch(p, name, 0))
-			return true;
+		out = !strcmp(p, SBX_ENV_SECRETS) ? secret(name, len) : !fnmatch(p, name, 0);
 	}
-	return false;
+	if (name != buf)
+		free(name);
+	return out;
 }
 
 int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *const **env,
@@ -101,8 +109,11 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 	for (size_t i = 0; i < n && !scope->env_clear; i++)
 		if (!taken_out(scope, envp[i], tmp != NULL))
 			e[k++] = envp[i];
+	/* The temporary directory's TMPDIR wins over one set: it is the one
+	 * the scope grants. */
 	for (size_t i = 0; i < scope->nenv_set; i++)
-		e[k++] = scope->env_set[i];
+		if (!tmp || !same_name(scope->env_set[i], "TMPDIR", 6))
+			e[k++] = scope->env_set[i];
 	if (tmp) {
 		e[k] = (char *)(e + n + scope->nenv_set + 2);
 		strcpy(stpcpy(e[k++], "TMPDIR="), tmp->path);
@@ -147,7 +158,8 @@ static int add_unset(struct sbx_scope *s, const char *pattern)
 {
 	char *copy, **grown;
 
-	if (!*pattern || strchr(pattern, '='))
+	/* '@' names a set: SBX_ENV_SECRETS is the one there is. */
+	if (!*pattern || strchr(pattern, '=') || (*pattern == '@' && strcmp(pattern, SBX_ENV_SECRETS)))
 		return EINVAL;
 	if (!(copy = strdup(pattern)))
 		return ENOMEM;
@@ -203,9 +215,15 @@ int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad
 			err = add_unset(s, item);
 		}
 	}
-	while (err && s->nenv_unset > before)
-		free(s->env_unset[--s->nenv_unset]);
+	if (err)
+		sbx__scope_unset_truncate(s, before);
 	return err;
+}
+
+void sbx__scope_unset_truncate(struct sbx_scope *s, size_t from)
+{
+	while (s->nenv_unset > from)
+		free(s->env_unset[--s->nenv_unset]);
 }
 
 void sbx__scope_env_free(struct sbx_scope *s)

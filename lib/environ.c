@@ -118,7 +118,7 @@ static int read_paths(sbx_scopeattr_t *scope, const char *prefix, char *const en
 
 /* PREFIX_UNSETENV: names and patterns left out of the child's environment,
  * ':'-separated (sbx_scopeattr_addenv's SBX_ENV_UNSET each), all or
- * nothing.  The paths were read before; an error takes them back too. */
+ * nothing; read before the paths, which are read only where it held. */
 static int read_unsets(sbx_scopeattr_t *scope, const char *prefix, char *const envp[],
                        bool *configured)
 {
@@ -145,6 +145,7 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 	struct sbx_scope *s = scope->__scope;
 	bool any = false;
 	int flags = 0, err;
+	size_t unsets;
 
 	if (!s || !prefix_valid(prefix))
 		return EINVAL;
@@ -155,10 +156,14 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 		say(s, prefix, "HIDE", EINVAL, "set beside _EXPAND, which asks the opposite", 43);
 		return EINVAL;
 	}
-	if ((err = read_paths(scope, prefix, envp, &any)))
-		return err;
+	/* The unsets first: where the paths then fail, they are taken back. */
+	unsets = s->nenv_unset;
 	if ((err = read_unsets(scope, prefix, envp, &any)))
 		return err;
+	if ((err = read_paths(scope, prefix, envp, &any))) {
+		sbx__scope_unset_truncate(s, unsets);
+		return err;
+	}
 	for (size_t i = 0; i < NVARS; i++) {
 		const char *value = lookup(envp, prefix, vars[i].suffix);
 

@@ -148,6 +148,8 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 /* SBX_ENV_UNSET for each item of a ':'-separated list, all or nothing (on
  * an error, *bad and *len say which item). */
 int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad, size_t *len);
+/* Takes back the SBX_ENV_UNSET items from index `from' on. */
+void sbx__scope_unset_truncate(struct sbx_scope *s, size_t from);
 /* What sbx_scopeattr_addenv kept, released. */
 void sbx__scope_env_free(struct sbx_scope *s);
 

@@ -20,10 +20,10 @@
 #define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
 
 /* The environment the child printed, one "NAME=VALUE\n" a line, spawned
- * with envp (NULL too) under scope. */
-static char *env_of(const sbx_scopeattr_t *scope, char *const envp[])
+ * with envp (NULL too) under scope; by sbx_posix_spawnp where search. */
+static char *env_by(const sbx_scopeattr_t *scope, char *const envp[], bool search)
 {
-	char *argv[] = { ENV_PROGRAM, NULL }, *out;
+	char *argv[] = { search ? "env" : ENV_PROGRAM, NULL }, *out;
 	sbx_file_actions_t fa;
 	int fd = memfd_create("sbxenv", MFD_CLOEXEC), n = 0;
 	pid_t pid;
@@ -33,7 +33,9 @@ static char *env_of(const sbx_scopeattr_t *scope, char *const envp[])
 	ck_assert_int_ge(fd, 0);
 	sbx_file_actions_init(&fa);
 	sbx_file_actions_adddup2(&fa, fd, 1);
-	ck_assert_int_eq(sbx_posix_spawn(&pid, ENV_PROGRAM, &fa, NULL, scope, argv, envp), 0);
+	ck_assert_int_eq(search ? sbx_posix_spawnp(&pid, "env", &fa, NULL, scope, argv, envp)
+	                        : sbx_posix_spawn(&pid, ENV_PROGRAM, &fa, NULL, scope, argv, envp),
+	                 0);
 	sbx_file_actions_destroy(&fa);
 	ck_assert_int_eq(wait_status(pid), 0);
 	lseek(fd, 0, SEEK_SET);
@@ -43,6 +45,11 @@ static char *env_of(const sbx_scopeattr_t *scope, char *const envp[])
 	close(fd);
 	ck_assert_ptr_nonnull(out = strdup(buf));
 	return out;
+}
+
+static char *env_of(const sbx_scopeattr_t *scope, char *const envp[])
+{
+	return env_by(scope, envp, false);
 }
 
 /* Whether out has the line entry. */
@@ -68,21 +75,36 @@ static void scope_of_env(sbx_scopeattr_t *s)
 
 START_TEST(test_env_unset_and_set)
 {
+	char long_secret[320], long_plain[320];
 	char *envp[] = { "GITHUB_TOKEN=t1", "api_key=t2", "DB_PASSWORD=t3", "SSH_AUTH_SOCK=/s",
 		         "GPG_AGENT_INFO=/g", "AWS_SECRET_ACCESS_KEY=t4", "AWS_REGION=eu",
+		         long_secret, long_plain,
 		         "PLAIN=p", "PLAINER=kept", "CHANGED=old", "HOME=/h", "PATH=/usr/bin", NULL };
 	char *before[sizeof(envp) / sizeof(envp[0])], *out;
 	sbx_scopeattr_t s;
 
+	/* Names past any buffer: matched whole (the secret's word at the end,
+	 * and a name unset exactly). */
+	memset(long_secret, 'A', 300);
+	strcpy(long_secret + 300, "_TOKEN=t5");
+	memset(long_plain, 'B', 300);
+	strcpy(long_plain + 300, "=t6");
 	memcpy(before, envp, sizeof(envp));
 	out = env_of(NULL, envp);
 	for (int i = 0; envp[i]; i++)
 		ck_assert_msg(has(out, envp[i]), "without the scope, %s did not reach: %s", envp[i], out);
 	free(out);
 	scope_of_env(&s);
+	long_plain[300] = '\0';
+	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_UNSET, long_plain), 0);
+	long_plain[300] = '=';
+	for (int search = 0; search < 2; search++) {
+		out = env_by(&s, envp, search);
+		for (int i = 0; i < 9; i++)
+			ck_assert_msg(!has(out, envp[i]), "%.40s reached the child", envp[i]);
+		free(out);
+	}
 	out = env_of(&s, envp);
-	for (int i = 0; i < 7; i++)
-		ck_assert_msg(!has(out, envp[i]), "%s reached the child: %s", envp[i], out);
 	ck_assert_msg(!has(out, "PLAIN=p") && has(out, "PLAINER=kept"), "%s", out);
 	ck_assert_msg(has(out, "CHANGED=new") && !has(out, "CHANGED=old"), "%s", out);
 	ck_assert_msg(has(out, "ADDED=a=b") && has(out, "HOME=/h") && has(out, "PATH=/usr/bin"), "%s",
@@ -90,7 +112,7 @@ START_TEST(test_env_unset_and_set)
 	free(out);
 	/* The caller's array, and its strings, as they were. */
 	ck_assert_int_eq(memcmp(before, envp, sizeof(envp)), 0);
-	ck_assert_str_eq(envp[9], "CHANGED=old");
+	ck_assert_str_eq(envp[11], "CHANGED=old");
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
@@ -112,7 +134,9 @@ START_TEST(test_env_clear)
 	out = env_of(&s, NULL);
 	ck_assert_msg(!strcmp(out, "ONLY=1\n"), "%s", out);
 	free(out);
-	/* The temporary directory's TMPDIR comes after. */
+	/* The temporary directory's TMPDIR comes after, the one the child
+	 * has, whatever is set for it. */
+	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_SET, "TMPDIR=/var/tmp"), 0);
 	ck_assert_int_eq(sbx_scopeattr_settmpdir(&s, dir), 0);
 	out = env_of(&s, envp);
 	for (char *p = out; (p = strchr(p, '\n')); p++)
@@ -182,6 +206,8 @@ START_TEST(test_env_errors)
 	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_SET, "=x"), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_CLEAR, "x"), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_addenv(&s, 0, "x"), EINVAL);
+	/* One named set: a misspelt one would match nothing. */
+	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_UNSET, "@Secrets"), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_isempty(&s, &empty), 0);
 	ck_assert_int_eq(empty, 1);
 	ck_assert_int_eq(sbx_scopeattr_addenv(&s, SBX_ENV_UNSET, "X"), 0);
@@ -196,7 +222,8 @@ END_TEST
 START_TEST(test_env_convention)
 {
 	char *conv[] = { "SBXT_UNSETENV=@secrets::AWS_*", "SBXT_NO_NETWORK=1", NULL };
-	char *bad[] = { "SBXT_UNSETENV=OK:A=B", NULL };
+	char *bad[] = { "SBXT_DENY=/etc", "SBXT_TMPDIR=/tmp", "SBXT_UNSETENV=OK:A=B", NULL };
+	char *bad_path[] = { "SBXT_UNSETENV=OK", "SBXT_DENY=/etc:", "SBXT_TMPDIR=/nonexistent", NULL };
 	char *envp[] = { "GITHUB_TOKEN=t", "AWS_REGION=eu", "KEEP=1", NULL }, *out;
 	sbx_scopeattr_t s;
 	int configured = 0, flags = 0, empty = 0;
@@ -214,7 +241,10 @@ START_TEST(test_env_convention)
 	sbx_scopeattr_setevents(&s, 0);
 	ck_assert_int_eq(sbx_scopeattr_readenv(&s, "SBXT", bad, &configured), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_isempty(&s, &empty), 0);
-	ck_assert_int_eq(empty, 1); /* OK was not kept either */
+	ck_assert_int_eq(empty, 1); /* neither OK, nor the denial, nor TMPDIR */
+	ck_assert_int_ne(sbx_scopeattr_readenv(&s, "SBXT", bad_path, &configured), 0);
+	ck_assert_int_eq(sbx_scopeattr_isempty(&s, &empty), 0);
+	ck_assert_int_eq(empty, 1); /* the unset OK taken back with the paths */
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
