@@ -268,6 +268,8 @@ START_TEST(test_enomem_every_scope)
 	struct tree t;
 	sbx_scopeattr_t s[3];
 	sbx_file_actions_t fa;
+	sbx_outcome_t oc;
+	bool hides;
 	char *argv[] = { "true", NULL };
 	pid_t pid = 0;
 	int fds;
@@ -300,17 +302,24 @@ START_TEST(test_enomem_every_scope)
 		                          ck_assert_int_eq(reap_all(), 0);
 		                          ck_assert_int_le(count_fds(), fds + 2),
 		                          ck_assert_int_eq(wait_status(pid), 0));
+		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
 		ck_assert_int_eq(wait_status(pid), 0);
 		/* Compiled, and kept: each failure where a spawn checks it
 		 * and follows what the child holds past a hidden denial, at
-		 * the same place in every pass. */
-		if (i > 0)
+		 * the same place in every pass.  Where none is hidden (every
+		 * denial expanded: SBXSPAWN_EXPAND, no user namespace), nothing
+		 * is followed: said. */
+		hides = i > 0 && oc.hidden > 0;
+		if (i > 0 && !hides)
+			say_skip("SKIP %s (what a child holds, scope %d): no denial is hidden here\n",
+			         __func__, i);
+		if (hides)
 			EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawnp(&pid, "true", &fa, NULL, &s[i], argv,
 		                                           environ),
 		                          ck_assert_int_eq(reap_all(), 0);
 		                          ck_assert_int_le(count_fds(), fds + 2),
 		                          ck_assert_int_eq(wait_status(pid), 0));
-		if (i > 0)
+		if (hides)
 			ck_assert_int_eq(wait_status(pid), 0);
 		sbx_scopeattr_destroy(&s[i]);
 		ck_assert_int_eq(count_fds(), fds);
