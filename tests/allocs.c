@@ -42,6 +42,7 @@ static void give(void)
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
+#if CAN_FAIL_ALLOCATIONS
 static size_t home(uintptr_t p)
 {
 	return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ULL >> 48) & (SLOTS - 1);
@@ -97,6 +98,7 @@ static bool unfollow(void *p)
 	give();
 	return found;
 }
+#endif
 
 void alloc_follow(bool on)
 {
