@@ -124,52 +124,47 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 	return 0;
 }
 
-static bool valid_name(const char *name, size_t len)
+/* A copy of item appended to the array *v of *n strings: 0, or ENOMEM
+ * with the array as it was. */
+static int push(char ***v, size_t *n, const char *item)
 {
-	return len > 0 && !memchr(name, '=', len) && !memchr(name, '\0', len);
+	char *copy = strdup(item), **grown;
+
+	if (!copy || !(grown = realloc(*v, (*n + 1) * sizeof(*grown)))) {
+		free(copy);
+		return ENOMEM;
+	}
+	*v = grown;
+	(*v)[(*n)++] = copy;
+	return 0;
 }
 
 /* SBX_ENV_SET: NAME=VALUE, replacing the scope's own NAME. */
 static int add_set(struct sbx_scope *s, const char *entry)
 {
 	size_t len = name_len(entry);
-	char *copy, **grown;
+	char *copy;
 
-	if (!strchr(entry, '=') || !valid_name(entry, len))
+	/* A name, then '=' (name_len stops at the first). */
+	if (!strchr(entry, '=') || !len)
 		return EINVAL;
-	if (!(copy = strdup(entry)))
-		return ENOMEM;
 	for (size_t i = 0; i < s->nenv_set; i++)
-		if (name_len(s->env_set[i]) == len && !strncmp(s->env_set[i], entry, len)) {
+		if (same_name(s->env_set[i], entry, len)) {
+			if (!(copy = strdup(entry)))
+				return ENOMEM;
 			free(s->env_set[i]);
 			s->env_set[i] = copy;
 			return 0;
 		}
-	if (!(grown = realloc(s->env_set, (s->nenv_set + 1) * sizeof(*grown)))) {
-		free(copy);
-		return ENOMEM;
-	}
-	s->env_set = grown;
-	s->env_set[s->nenv_set++] = copy;
-	return 0;
+	return push(&s->env_set, &s->nenv_set, entry);
 }
 
 static int add_unset(struct sbx_scope *s, const char *pattern)
 {
-	char *copy, **grown;
-
 	/* '@' names a set: SBX_ENV_SECRETS is the one there is. */
 	if (!*pattern || strchr(pattern, '=') || (*pattern == '@' && strcmp(pattern, SBX_ENV_SECRETS)))
 		return EINVAL;
-	if (!(copy = strdup(pattern)))
-		return ENOMEM;
-	if (!(grown = realloc(s->env_unset, (s->nenv_unset + 1) * sizeof(*grown)))) {
-		free(copy);
-		return ENOMEM;
-	}
-	s->env_unset = grown;
-	s->env_unset[s->nenv_unset++] = copy;
-	return 0;
+	return push(&s->env_unset, &s->nenv_unset, pattern);
 }
 
 SBX_EXPORT int sbx_scopeattr_addenv(sbx_scopeattr_t *restrict scope, int how,
