@@ -99,16 +99,6 @@ static const char *fs(const sbx_scopeattr_t *scope, const char *op, const char *
 	return fs_prog(scope, FSOP, op, a);
 }
 
-static const char *num(unsigned n)
-{
-	static char buf[4][16];
-	static int next;
-	char *b = buf[next++ % 4];
-
-	snprintf(b, 16, "%u", n);
-	return b;
-}
-
 /* Whether io_uring works here without the library (the control): where
  * something else refuses it (kernel.io_uring_disabled, a container's
  * seccomp profile), a SKIP line says so and the library's EPERM proves

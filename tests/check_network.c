@@ -53,16 +53,6 @@ static int delivered(int fd)
 	return n;
 }
 
-static const char *num(unsigned n)
-{
-	static char buf[2][16];
-	static int next;
-	char *b = buf[next++ % 2];
-
-	snprintf(b, 16, "%u", n);
-	return b;
-}
-
 static void unheard(const sbx_event_t *ev, void *arg)
 {
 	(void)ev;

@@ -140,6 +140,16 @@ const char *join(const char *dir, const char *name)
 	return b;
 }
 
+const char *num(unsigned n)
+{
+	static char buf[4][16];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, 16, "%u", n);
+	return b;
+}
+
 int controls_enforced(void)
 {
 	sbx_outcome_t oc;

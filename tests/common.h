@@ -79,6 +79,8 @@ int run_scoped(const sbx_scopeattr_t *scope, char *const argv[], char **out);
 int run_scoped_cwd(const sbx_scopeattr_t *scope, const char *cwd, char *const argv[], char **out);
 /* The helper fsop's OP A B under scope (b may be NULL): its verdict, the
  * last line it printed ("ok", "EACCES", ...); its status must be 0 or 1. */
+/* n in decimal, in one of four buffers used in turn (an argv's ports). */
+const char *num(unsigned n);
 /* The controls the outcome of this thread's last spawn says were enforced. */
 int controls_enforced(void);
 const char *fsop_verdict(const sbx_scopeattr_t *scope, const char *op, const char *a, const char *b);
