@@ -695,7 +695,7 @@ static int set_control(struct settings *set, const char *name, const char *arg)
 
 static const struct option_spec {
 	const char *name;
-	bool takes_arg;
+	int takes_arg; /* how many: 0, 1, or 2 (joined NAME=VALUE, as --setenv's) */
 	int (*handle)(struct settings *set, const char *name, const char *arg);
 } options[] = {
 	{ "deny", true, add_deny },
@@ -720,7 +720,7 @@ static const struct option_spec {
 	{ "no-io-uring", false, set_control },
 	{ "no-network", false, set_control },
 	{ "unsetenv", true, unset_env },
-	{ "setenv", true, set_env },
+	{ "setenv", 2, set_env },
 	{ "clearenv", false, clear_env },
 	{ "strict", false, set_control },
 	{ "uid", true, set_uid },
@@ -791,10 +791,10 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 	int err;
 
 	i++;
-	if (opt->handle == set_env) {
-		/* --setenv NAME VALUE: two arguments, as one NAME=VALUE */
+	if (opt->takes_arg == 2) {
+		/* NAME VALUE: two arguments, handed on as one NAME=VALUE */
 		if (eq || i + 1 >= argc || strchr(argv[i], '=') || !*argv[i])
-			fail("%s", "--setenv takes two arguments, NAME (without '=') and VALUE");
+			fail("--%s takes two arguments, NAME (without '=') and VALUE", opt->name);
 		if (!(arg = joined = malloc(strlen(argv[i]) + strlen(argv[i + 1]) + 2)))
 			fail("%s", strerror(ENOMEM));
 		strcpy(stpcpy(stpcpy(joined, argv[i]), "="), argv[i + 1]);
