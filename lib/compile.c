@@ -52,13 +52,17 @@ static int no_landlock(const struct sbx_scope *scope, struct sbx_ruleset *out, i
 	return 0;
 }
 
-/* The rights of each kind of grant at this ABI. */
-static struct rights rights_at(int abi)
+/* The rights of each kind of grant at this ABI: connecting to unix
+ * sockets withheld from all, where the scope names the sockets that may
+ * be (sockets.c). */
+static struct rights rights_at(const struct sbx_scope *scope, int abi)
 {
-	return (struct rights){ .dir = sbx__fs_rights_known(abi) &
+	uint64_t keep = ~(sbx__sockets_withheld(scope, abi) ? LANDLOCK_ACCESS_FS_RESOLVE_UNIX : 0);
+
+	return (struct rights){ .dir = sbx__fs_rights_known(abi) & keep &
 	                               ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK),
-	                        .file = sbx__fs_rights_file(abi),
-	                        .read = sbx__fs_rights_read(abi) };
+	                        .file = sbx__fs_rights_file(abi) & keep,
+	                        .read = sbx__fs_rights_read(abi) & keep };
 }
 
 /* No room to keep a descriptor out of the caller's way: the compile serves
@@ -105,6 +109,7 @@ static int open_ruleset(struct compiler *cc)
 		return -1;
 	}
 	sbx__controls_add_ports(cc, cc->scope);
+	sbx__sockets_add(cc);
 	return 0;
 }
 
@@ -312,7 +317,7 @@ static int run(struct compiler *cc)
 	int err;
 
 	clock_gettime(CLOCK_REALTIME, &cc->started);
-	cc->rights = rights_at(out->abi);
+	cc->rights = rights_at(cc->scope, out->abi);
 	out->file_rights = cc->rights.file;
 	if (!(err = open_mounts(cc)) && !(err = build_tree(cc)))
 		err = keep_unapplied(cc);

@@ -308,7 +308,7 @@ int sbx__grant(const struct judge *j, int fd, bool is_dir, uint64_t access, cons
 /* One grant could not be added: the path stays unreachable. */
 enum drop_reason {
 	DROP_FAILED, DROP_UNLISTED, DROP_LINKED, DROP_UNPLACED, DROP_CHANGED, DROP_ENCLOSED,
-	DROP_LAYERS
+	DROP_LAYERS, DROP_SOCKET
 };
 
 struct compiler {
@@ -376,6 +376,11 @@ struct visit {
 
 /* Emits every grant of the tree into the ruleset. */
 int sbx__emit(struct compiler *cc);
+/* sockets.c: whether the scope names unix sockets and the ABI mediates
+ * connecting to them (every other grant withholds the right); the grants
+ * on them, each one that cannot be added dropped. */
+bool sbx__sockets_withheld(const struct sbx_scope *scope, int abi);
+void sbx__sockets_add(struct compiler *cc);
 /* expand.c: lists the directory of v and judges every entry that is not a
  * node; `have' is what the rules on it and above give its entries
  * already, `rights' what they get. */

@@ -131,6 +131,9 @@ static const struct {
 	                                       "the Landlock domain this process runs in forbids "
 	                                       "listing it (make the enclosing scope listable: "
 	                                       "SBX_SCOPE_LISTABLE)", false },
+	[DROP_SOCKET] = { "the unix socket ", " stays unreachable: its grant could not be added "
+	                                      "(it must be there, a socket or a directory, when "
+	                                      "the scope is compiled)", true },
 	[DROP_CHANGED] = { "", " stays unreachable: it changed while the scope was compiled "
 	                       "(renamed, replaced or mounted on), so it is not granted", false },
 	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay, a filesystem mounted from a "

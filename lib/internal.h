@@ -118,6 +118,9 @@ struct sbx_scope {
 	char **env_unset, **env_set; /* patterns; NAME=VALUE entries */
 	size_t nenv_unset, nenv_set;
 	bool env_clear;
+	/* sbx_scopeattr_allowsocket() (sockets.c): resolved paths */
+	char **sockets;
+	size_t nsockets, sockets_cap;
 	/* Not part of the scope's value: what spawns reuse.  One lock of
 	 * ruleset.c guards both pointers of every scope; each ruleset is
 	 * reference-counted. */
@@ -152,6 +155,8 @@ int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad
 void sbx__scope_unset_truncate(struct sbx_scope *s, size_t from);
 /* What sbx_scopeattr_addenv kept, released. */
 void sbx__scope_env_free(struct sbx_scope *s);
+/* What sbx_scopeattr_allowsocket kept, released. */
+void sbx__scope_sockets_free(struct sbx_scope *s);
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
  * compile, if a new compile would give the identical ruleset; else a new

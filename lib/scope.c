@@ -52,6 +52,7 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	free(s->rules);
 	free(s->ports);
 	sbx__scope_env_free(s);
+	sbx__scope_sockets_free(s);
 	free(s);
 	memset(scope, 0, sizeof(*scope));
 	return 0;
@@ -329,6 +330,42 @@ SBX_EXPORT int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsign
 	if (access & SBX_TCP_CONNECT)
 		s->flags |= SBX_SCOPE_NO_TCP_CONNECT;
 	return 0;
+}
+
+/* A unix socket, or a directory of them, the child may connect to: where
+ * the kernel mediates it, to no other (sockets.c). */
+SBX_EXPORT int sbx_scopeattr_allowsocket(sbx_scopeattr_t *restrict scope, const char *restrict path)
+{
+	SBX_KEEP_ERRNO;
+	SBX_NO_CANCEL;
+	struct sbx_scope *s = scope->__scope;
+	char resolved[PATH_MAX], *copy, **grown;
+	int err;
+
+	if (!s || !path)
+		return EINVAL;
+	if (!*path)
+		return ENOENT;
+	if ((err = sbx__resolve(path, resolved)))
+		return err;
+	if (!(grown = sbx__grow(s->sockets, &s->sockets_cap, s->nsockets + 1, sizeof(*s->sockets))))
+		return ENOMEM;
+	s->sockets = grown;
+	if (!(copy = strdup(resolved)))
+		return ENOMEM;
+	sbx__ruleset_forget(s);
+	s->sockets[s->nsockets++] = copy;
+	s->flags |= SBX_SCOPE_NO_UNIX_CONNECT;
+	return 0;
+}
+
+void sbx__scope_sockets_free(struct sbx_scope *s)
+{
+	for (size_t i = 0; i < s->nsockets; i++)
+		free(s->sockets[i]);
+	free(s->sockets);
+	s->sockets = NULL;
+	s->nsockets = s->sockets_cap = 0;
 }
 
 SBX_EXPORT int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid)

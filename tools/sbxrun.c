@@ -62,6 +62,8 @@ static const char usage_text[] =
 	"  --no-abstract-unix       no abstract unix sockets outside the command's domain\n"
 	"  --no-signal              no signals to processes outside the command's domain\n"
 	"  --no-unix-connect        no pathname unix sockets outside granted paths (ABI 9)\n"
+	"  --allow-unix-socket PATH connect to the socket PATH (or those beneath the\n"
+	"                           directory PATH) and to no other bound to a path (ABI 9)\n"
 	"  --no-io-uring            io_uring fails with EPERM\n"
 	"  --no-network             no socket but a unix one (UDP, raw, packet, netlink);\n"
 	"                           TCP only to the ports --allow-tcp-* names\n"
@@ -580,6 +582,11 @@ static int allow_tcp_connect(struct settings *set, const char *name, const char 
 	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
 }
 
+static int allow_unix_socket(struct settings *set, const char *name, const char *arg)
+{
+	return sbx_scopeattr_allowsocket(&set->scope, path_of(name, arg));
+}
+
 /* The command's environment (sbx_scopeattr_addenv): --unsetenv PATTERN
  * (@secrets: the named set), --setenv NAME VALUE, --clearenv. */
 static int unset_env(struct settings *set, const char *name, const char *arg)
@@ -712,6 +719,7 @@ static const struct option_spec {
 	{ "version", false, show_version },
 	{ "allow-tcp-bind", true, allow_tcp_bind },
 	{ "allow-tcp-connect", true, allow_tcp_connect },
+	{ "allow-unix-socket", true, allow_unix_socket },
 	{ "no-tcp-bind", false, set_control },
 	{ "no-tcp-connect", false, set_control },
 	{ "no-abstract-unix", false, set_control },

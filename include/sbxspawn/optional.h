@@ -369,6 +369,14 @@ static inline int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, uns
 	                  ((access & SBX_TCP_CONNECT) ? SBX_SCOPE_NO_TCP_CONNECT : 0);
 	return 0;
 }
+static inline int sbx_scopeattr_allowsocket(sbx_scopeattr_t *scope, const char *path)
+{
+	int err = sbx_optional_add(scope, path);
+
+	if (!err)
+		scope->__flags |= SBX_SCOPE_NO_UNIX_CONNECT;
+	return err;
+}
 static inline int sbx_scopeattr_setids(sbx_scopeattr_t *scope, uid_t uid, gid_t gid)
 {
 	if (!scope->__init || (uid != (uid_t)-1 && gid == (gid_t)-1))

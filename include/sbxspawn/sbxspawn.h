@@ -196,6 +196,11 @@ int sbx_scopeattr_getflags(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_R
 /* Allows TCP access (SBX_TCP_BIND, SBX_TCP_CONNECT) on one port and denies
  * it on every other: sets the matching SBX_SCOPE_NO_TCP_* flag. */
 int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port);
+/* Allows connecting to the unix socket at path, or to every one beneath
+ * the directory path, and to no other bound to a path (Landlock ABI 9):
+ * sets SBX_SCOPE_NO_UNIX_CONNECT.  With SBX_SCOPE_NO_NETWORK, a local
+ * proxy's socket. */
+int sbx_scopeattr_allowsocket(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
 /* Runs the child under uid and gid, supplementary groups cleared (the
  * caller needs the privilege to change them), and, for a uid other than 0,
  * with none of the caller's capabilities.  uid (uid_t)-1 removes it. */
