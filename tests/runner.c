@@ -170,6 +170,7 @@ int main(void)
 	srunner_add_suite(sr, suite_spawn_edges());
 	srunner_add_suite(sr, suite_migrate());
 	srunner_add_suite(sr, suite_system());
+	srunner_add_suite(sr, suite_childenv());
 #if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
 	srunner_add_suite(sr, suite_fork());
@@ -191,7 +192,6 @@ int main(void)
 	srunner_add_suite(sr, suite_explain());
 	srunner_add_suite(sr, suite_denials());
 	srunner_add_suite(sr, suite_network());
-	srunner_add_suite(sr, suite_childenv());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());
