@@ -58,11 +58,13 @@ struct hiding {
 	size_t npins;
 };
 
-/* What confines a process, in the order it is applied (confine.c): no new
- * privileges, the ids, the capabilities, the Landlock domain, the seccomp
- * filter.  Everything is optional; nothing at all leaves the process as it
+/* What confines a process, in the order it is applied (confine.c): the
+ * resource limits, no new privileges, the ids, the capabilities, the
+ * Landlock domain, the seccomp filter.  Everything is optional; nothing at all leaves the process as it
  * is. */
 struct confinement {
+	const struct sbx_rlimit64 *rlimits; /* the scope's, by resource */
+	unsigned rlimits_set;             /* which of them to set, first of all */
 	int ruleset_fd;                   /* -1: none */
 	unsigned restrict_flags;          /* landlock_restrict_self()'s */
 	const struct sock_fprog *filter;  /* NULL: none */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -120,12 +121,42 @@ CHILD static bool caps_emptied(const struct confinement *cf)
 	return cf->drop_caps || (cf->set_ids && cf->uid != 0);
 }
 
+/* The step's name for the refusal line, one per resource. */
+static const char *const limit_calls[SBX_RLIMITS] = {
+	[RLIMIT_CPU] = "prlimit64(RLIMIT_CPU)",       [RLIMIT_FSIZE] = "prlimit64(RLIMIT_FSIZE)",
+	[RLIMIT_DATA] = "prlimit64(RLIMIT_DATA)",     [RLIMIT_STACK] = "prlimit64(RLIMIT_STACK)",
+	[RLIMIT_CORE] = "prlimit64(RLIMIT_CORE)",     [RLIMIT_RSS] = "prlimit64(RLIMIT_RSS)",
+	[RLIMIT_NPROC] = "prlimit64(RLIMIT_NPROC)",   [RLIMIT_NOFILE] = "prlimit64(RLIMIT_NOFILE)",
+	[RLIMIT_MEMLOCK] = "prlimit64(RLIMIT_MEMLOCK)", [RLIMIT_AS] = "prlimit64(RLIMIT_AS)",
+	[RLIMIT_LOCKS] = "prlimit64(RLIMIT_LOCKS)",   [RLIMIT_SIGPENDING] = "prlimit64(RLIMIT_SIGPENDING)",
+	[RLIMIT_MSGQUEUE] = "prlimit64(RLIMIT_MSGQUEUE)", [RLIMIT_NICE] = "prlimit64(RLIMIT_NICE)",
+	[RLIMIT_RTPRIO] = "prlimit64(RLIMIT_RTPRIO)", [RLIMIT_RTTIME] = "prlimit64(RLIMIT_RTTIME)",
+};
+
+/* The scope's limits, before anything drops the capability that raising
+ * a hard limit needs. */
+CHILD static int set_limits(const struct confinement *cf, const char **call)
+{
+	long r;
+
+	for (int i = 0; i < SBX_RLIMITS; i++) {
+		if (!(cf->rlimits_set & (1u << i)))
+			continue;
+		*call = limit_calls[i] ? limit_calls[i] : "prlimit64";
+		if ((r = sys(SYS_prlimit64, 0, i, (long)&cf->rlimits[i], 0)) < 0)
+			return (int)-r;
+	}
+	return 0;
+}
+
 CHILD int sbx__confine(const struct confinement *cf, const char **call)
 {
 	bool root_after = root_after_exec(cf);
 	long r;
 	int err;
 
+	if (cf->rlimits_set && (err = set_limits(cf, call)))
+		return err;
 	if (cf->ruleset_fd < 0 && !cf->filter && !cf->set_ids && !cf->drop_caps)
 		return 0;
 	/* prctl wants every unused argument zero: five of them. */

@@ -123,7 +123,8 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
                          struct refusal *refusal)
 {
 	int err, ours = rs->fd;
-	struct confinement cf = { .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
+	struct confinement cf = { .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
+	                          .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
 	                          .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,
 	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };

@@ -94,6 +94,13 @@ struct sbx_scope_rule {
 
 struct sbx_ruleset;
 
+/* A resource limit as prlimit64(2) takes it; the resources a scope may
+ * limit are those below SBX_RLIMITS (and the C library's RLIM_NLIMITS). */
+#define SBX_RLIMITS 16
+struct sbx_rlimit64 {
+	uint64_t cur, max;
+};
+
 struct sbx_scope {
 	struct sbx_scope_rule *rules;
 	size_t nrules, cap;
@@ -118,6 +125,10 @@ struct sbx_scope {
 	char **env_unset, **env_set; /* patterns; NAME=VALUE entries */
 	size_t nenv_unset, nenv_set;
 	bool env_clear;
+	/* sbx_scopeattr_setrlimit() (limits.c): each resource whose bit is
+	 * set in rlimits_set */
+	struct sbx_rlimit64 rlimits[SBX_RLIMITS];
+	unsigned rlimits_set;
 	/* sbx_scopeattr_allowsocket() (sockets.c): resolved paths */
 	char **sockets;
 	size_t nsockets, sockets_cap;

@@ -162,7 +162,8 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 		c->refused = (*rs)->error;
 		c->refusal = (*rs)->refusal;
 	}
-	c->cf = (struct confinement){ .ruleset_fd = (*rs)->fd, .restrict_flags = (*rs)->restrict_flags,
+	c->cf = (struct confinement){ .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
+	                              .ruleset_fd = (*rs)->fd, .restrict_flags = (*rs)->restrict_flags,
 	                              .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
 	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };

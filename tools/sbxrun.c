@@ -32,6 +32,7 @@
 #include "lib/internal.h"
 #include "sbxspawn/sbxspawn.h"
 #include "tools/refusing.h"
+#include "tools/rlimit.h"
 #include "tools/tilde.h"
 #if SBX_BUILD_LANDLOCK
 #include <sys/wait.h>
@@ -79,6 +80,9 @@ static const char usage_text[] =
 	"                   reconfigure the kernel past any Landlock boundary\n"
 	"  --gid GROUP      and as GROUP (default: USER's own group)\n"
 	"  --drop-caps      drop every capability, for good\n"
+	"  --rlimit NAME=SOFT[:HARD]  a resource limit for COMMAND (nofile, cpu, as,\n"
+	"                   nproc, ...): SOFT:HARD, SOFT:, :HARD, or one value for\n"
+	"                   both; each a number or unlimited\n"
 	"\n"
 	"  --share-keyrings   let COMMAND use keyrings (refused by default: it would\n"
 	"                     share the caller's session keyring whatever its user)\n"
@@ -582,6 +586,18 @@ static int allow_tcp_connect(struct settings *set, const char *name, const char 
 	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
 }
 
+/* --rlimit NAME=SOFT[:HARD] (tools/rlimit.c). */
+static int set_rlimit(struct settings *set, const char *name, const char *arg)
+{
+	struct rlimit limit;
+	char why[256];
+	int resource;
+
+	if (rlimit_parse(arg, &resource, &limit, why, sizeof(why)))
+		fail("--%s %s: %s", name, arg, why);
+	return sbx_scopeattr_setrlimit(&set->scope, resource, &limit);
+}
+
 static int allow_unix_socket(struct settings *set, const char *name, const char *arg)
 {
 	return sbx_scopeattr_allowsocket(&set->scope, path_of(name, arg));
@@ -720,6 +736,7 @@ static const struct option_spec {
 	{ "allow-tcp-bind", true, allow_tcp_bind },
 	{ "allow-tcp-connect", true, allow_tcp_connect },
 	{ "allow-unix-socket", true, allow_unix_socket },
+	{ "rlimit", true, set_rlimit },
 	{ "no-tcp-bind", false, set_control },
 	{ "no-tcp-connect", false, set_control },
 	{ "no-abstract-unix", false, set_control },

@@ -369,6 +369,22 @@ static inline int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, uns
 	                  ((access & SBX_TCP_CONNECT) ? SBX_SCOPE_NO_TCP_CONNECT : 0);
 	return 0;
 }
+/* Without the library no child's limits can be set before its exec. */
+struct rlimit; /* <sys/resource.h> */
+static inline int sbx_scopeattr_setrlimit(sbx_scopeattr_t *scope, int resource,
+                                          const struct rlimit *limit)
+{
+	if (!scope->__init || resource < 0 || resource >= 16)
+		return EINVAL;
+	return limit ? ENOTSUP : 0;
+}
+static inline int sbx_scopeattr_getrlimit(const sbx_scopeattr_t *scope, int resource,
+                                          struct rlimit *limit)
+{
+	if (!scope->__init || resource < 0 || resource >= 16 || !limit)
+		return EINVAL;
+	return ENOENT;
+}
 static inline int sbx_scopeattr_allowsocket(sbx_scopeattr_t *scope, const char *path)
 {
 	int err = sbx_optional_add(scope, path);

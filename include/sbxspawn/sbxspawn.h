@@ -18,6 +18,8 @@
 #include <spawn.h>
 #include <sys/types.h>
 
+struct rlimit; /* <sys/resource.h> */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -201,6 +203,13 @@ int sbx_scopeattr_allowtcp(sbx_scopeattr_t *scope, int access, unsigned port);
  * sets SBX_SCOPE_NO_UNIX_CONNECT.  With SBX_SCOPE_NO_NETWORK, a local
  * proxy's socket. */
 int sbx_scopeattr_allowsocket(sbx_scopeattr_t *SBX_RESTRICT scope, const char *SBX_RESTRICT path);
+/* Sets the resource limit (RLIMIT_*) the child runs under, in the child
+ * before its exec, first of all its confinement; a NULL limit removes it.
+ * getrlimit says ENOENT for a resource the scope does not set. */
+int sbx_scopeattr_setrlimit(sbx_scopeattr_t *SBX_RESTRICT scope, int resource,
+                            const struct rlimit *SBX_RESTRICT limit);
+int sbx_scopeattr_getrlimit(const sbx_scopeattr_t *SBX_RESTRICT scope, int resource,
+                            struct rlimit *SBX_RESTRICT limit);
 /* Runs the child under uid and gid, supplementary groups cleared (the
  * caller needs the privilege to change them), and, for a uid other than 0,
  * with none of the caller's capabilities.  uid (uid_t)-1 removes it. */
