@@ -36,6 +36,7 @@
 #include "compat/kernel.h"
 #include "sbxspawn/sbxspawn.h"
 #include "tools/denials.h"
+#include "tools/lifetime.h"
 #include "tools/procs.h"
 
 extern char **environ;
@@ -293,6 +294,8 @@ int denials_wait(struct denials *d, pid_t pid)
 			return -1;
 	/* Counted as it ends: one that ends later may be denied after the
 	 * report, and is among them. */
+	if (d->end_tree)
+		lifetime_end_tree();
 	d->left = procs_descendants();
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(d->cookie, sizeof(d->cookie), "sbxrun-denials-end-%ld-%ld.%09ld", (long)getpid(),
@@ -504,7 +507,7 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 }
 
 int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *line),
-                void (*words)(const char *in, char *out, size_t cap), int *status)
+                void (*words)(const char *in, char *out, size_t cap), bool end_tree, int *status)
 {
 	struct denials d;
 	bool reading = denials_open(&d) == 0;
@@ -514,9 +517,10 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	sbx_scopeattr_getflags(scope, &flags);
 	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
 	catch_signals();
-	/* What the command leaves running becomes sbxrun's, to be counted:
-	 * only where there is a report to count for. */
-	if (reading)
+	/* What the command leaves running becomes sbxrun's, to be counted
+	 * where there is a report to count for, and ended unless kept. */
+	d.end_tree = end_tree;
+	if (reading || end_tree)
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	err = sbx_posix_spawnp(&command_pid, argv[0], NULL, NULL, scope, argv, environ);
 	sbx_outcome_get(&oc);
@@ -529,6 +533,8 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	} else {
 		while (waitpid(command_pid, status, 0) < 0 && errno == EINTR)
 			;
+		if (end_tree)
+			lifetime_end_tree();
 	}
 	report(&d, reading, &oc, command_pid, scope, said, words);
 	return 0;

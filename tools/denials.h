@@ -27,7 +27,8 @@ struct denials {
 	bool overflowed;  /* records were lost on the way */
 	uint32_t lost;    /* the kernel's count of records it lost, at the start */
 	uint32_t lost_since; /* how many more it lost by the end of the report */
-	unsigned left;    /* processes of the command's tree running when it ended */
+	bool end_tree;    /* the command's tree is ended when it ends */
+	unsigned left;    /* processes of the command's tree running then */
 	size_t unplaced;  /* denials of domains whose makers could not be placed */
 	bool ended;       /* the marker came back */
 	struct access_record *records; /* ACCESS records, any domain */
@@ -55,8 +56,9 @@ struct sbx_scopeattr;
  * that cannot be told (the library's words in the why of each put in the
  * caller's by words, never the names the command chose): 0 with its wait
  * status in *status, or the error of the spawn (nothing ran; nothing
- * said). */
+ * said).  With end_tree, what the command leaves running is ended before
+ * the report (tools/lifetime.c). */
 int denials_run(struct sbx_scopeattr *scope, char **argv, void (*said)(const char *line),
-                void (*words)(const char *in, char *out, size_t cap), int *status);
+                void (*words)(const char *in, char *out, size_t cap), bool end_tree, int *status);
 
 #endif

@@ -8,18 +8,19 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tools/procs.h"
 
-/* The parent of pid, or -1 where pid is not there. */
-static long parent_of(long pid)
+/* The parent of pid, or -1 where pid is not there; *state its state
+ * ('Z' for a zombie), where asked. */
+static long parent_of(long pid, char *state)
 {
-	char path[64], buf[512], *close_paren;
+	char path[64], buf[512], *close_paren, st = '?';
 	long ppid = -1;
 	FILE *f;
 
@@ -28,9 +29,11 @@ static long parent_of(long pid)
 		return -1;
 	/* pid (comm) state ppid: comm may hold anything, ")" too. */
 	if (!fgets(buf, sizeof(buf), f) || !(close_paren = strrchr(buf, ')')) ||
-	    sscanf(close_paren + 1, " %*c %ld", &ppid) != 1)
+	    sscanf(close_paren + 1, " %c %ld", &st, &ppid) != 2)
 		ppid = -1;
 	fclose(f);
+	if (state)
+		*state = st;
 	return ppid;
 }
 
@@ -40,7 +43,7 @@ int procs_descends(pid_t pid)
 
 	/* A chain longer than this is no tree of a command's. */
 	for (int depth = 0; depth < 4096; depth++) {
-		if ((p = parent_of(p)) < 0)
+		if ((p = parent_of(p, NULL)) < 0)
 			return -1;
 		if (p == self)
 			return 1;
@@ -50,20 +53,27 @@ int procs_descends(pid_t pid)
 	return 0;
 }
 
+bool procs_running(pid_t pid)
+{
+	char state = 'Z';
+
+	return parent_of(pid, &state) >= 0 && state != 'Z' && state != 'X';
+}
+
 unsigned procs_descendants(void)
 {
 	unsigned n = 0;
 	struct dirent *e;
 	DIR *proc;
 
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
 	if (!(proc = opendir("/proc")))
 		return 0;
-	while ((e = readdir(proc)))
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-		    procs_descends((pid_t)strtol(e->d_name, NULL, 10)) == 1)
+	while ((e = readdir(proc))) {
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (pid > 0 && procs_running(pid) && procs_descends(pid) == 1)
 			n++;
+	}
 	closedir(proc);
 	return n;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sbxrun: confine this process with a scope, then become COMMAND.
- *
- * For programs that cannot be relinked: the pid stays the same, so signals
- * and exit statuses need no forwarding.  Exit statuses follow env(1) and
- * timeout(1): 125 when sbxrun itself fails, 126 when COMMAND cannot be
- * executed, 127 when it is not found.
+ * sbxrun: start COMMAND under a scope, for programs that cannot be
+ * relinked; when it ends, or its time is up, end every process it started
+ * (tools/lifetime.c).  With --keep-tree alone, confine this process and
+ * become COMMAND: the pid stays the same.  Exit statuses follow env(1)
+ * and timeout(1): 124 when COMMAND timed out, 125 when sbxrun itself
+ * fails, 126 when COMMAND cannot be executed, 127 when it is not found;
+ * else COMMAND's own, or the signal that ended it.
  */
 #include "config.h"
 
@@ -38,6 +39,7 @@
 #include <sys/wait.h>
 
 #include "tools/denials.h"
+#include "tools/lifetime.h"
 #endif
 
 #define EXIT_FAILED 125
@@ -83,6 +85,12 @@ static const char usage_text[] =
 	"  --rlimit NAME=SOFT[:HARD]  a resource limit for COMMAND (nofile, cpu, as,\n"
 	"                   nproc, ...): SOFT:HARD, SOFT:, :HARD, or one value for\n"
 	"                   both; each a number or unlimited\n"
+	"\n"
+	"  --timeout DURATION  end COMMAND and its tree after DURATION (seconds, or\n"
+	"                   with s, m, h, d), and exit 124\n"
+	"  --keep-tree      leave what COMMAND started running when it ends (by\n"
+	"                   default every process it started ends with it)\n"
+	"  --die-with-parent  end COMMAND and its tree when sbxrun's caller ends\n"
 	"\n"
 	"  --share-keyrings   let COMMAND use keyrings (refused by default: it would\n"
 	"                     share the caller's session keyring whatever its user)\n"
@@ -367,6 +375,9 @@ struct settings {
 	bool uid_set, gid_set;
 	uid_t uid;
 	gid_t gid;
+	/* --timeout, --keep-tree, --die-with-parent */
+	long long timeout_ns;
+	bool keep_tree, die_with_parent;
 	/* The --deny paths not there (said once the options are read). */
 	char *absent[8];
 	int nabsent;
@@ -586,6 +597,27 @@ static int allow_tcp_connect(struct settings *set, const char *name, const char 
 	return sbx_scopeattr_allowtcp(&set->scope, SBX_TCP_CONNECT, parse_port(arg));
 }
 
+/* The command's lifetime (tools/lifetime.c): --timeout DURATION,
+ * --keep-tree, --die-with-parent. */
+static int set_lifetime(struct settings *set, const char *name, const char *arg)
+{
+#if SBX_BUILD_LANDLOCK
+	if (!strcmp(name, "keep-tree"))
+		set->keep_tree = true;
+	else if (!strcmp(name, "die-with-parent"))
+		set->die_with_parent = true;
+	else if (lifetime_duration(arg, &set->timeout_ns))
+		fail("--timeout %s: a duration is a number of seconds (a fraction too), with s, m, "
+		     "h or d after it for another unit", arg);
+	return 0;
+#else
+	(void)set;
+	(void)arg;
+	fail("--%s: not in this build (portable): sbxrun becomes the command here, and the "
+	     "tree is left", name);
+#endif
+}
+
 /* --rlimit NAME=SOFT[:HARD] (tools/rlimit.c). */
 static int set_rlimit(struct settings *set, const char *name, const char *arg)
 {
@@ -737,6 +769,9 @@ static const struct option_spec {
 	{ "allow-tcp-connect", true, allow_tcp_connect },
 	{ "allow-unix-socket", true, allow_unix_socket },
 	{ "rlimit", true, set_rlimit },
+	{ "timeout", true, set_lifetime },
+	{ "keep-tree", false, set_lifetime },
+	{ "die-with-parent", false, set_lifetime },
 	{ "no-tcp-bind", false, set_control },
 	{ "no-tcp-connect", false, set_control },
 	{ "no-abstract-unix", false, set_control },
@@ -926,12 +961,50 @@ static void said_line(const char *line)
 }
 #endif
 
-/* --report-denials: argv[0] as a child, and what it was denied after it
- * ends; its exit status, or a shell's for one a signal ended (128 + N). */
-static int run_reporting(sbx_scopeattr_t *scope, char **argv)
+/* What the forked child of run_child does: today's sbxrun. */
+struct command {
+	sbx_scopeattr_t *scope;
+	char **argv;
+};
+
+static int become(void *arg)
+{
+	struct command *c = arg;
+
+	return run(c->scope, c->argv);
+}
+
+/* argv[0] in a child of sbxrun's, its tree ended with it (unless kept),
+ * its time limited; sbxrun's exit is the command's (tools/lifetime.c). */
+static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **argv)
 {
 #if SBX_BUILD_LANDLOCK
-	int status = 0, err = denials_run(scope, argv, said_line, as_options, &status);
+	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
+	struct command c = { scope, argv };
+	bool timed_out;
+	int status = 0, err = lifetime_run(&l, become, &c, &status, &timed_out);
+
+	if (err == ESRCH && set->die_with_parent) {
+		say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
+		return EXIT_FAILED;
+	}
+	if (err) {
+		say("%s: not run: fork: %s", argv[0], strerror(err));
+		return EXIT_FAILED;
+	}
+	return lifetime_exit(status, timed_out);
+#else
+	(void)set;
+	return run(scope, argv);
+#endif
+}
+
+/* --report-denials: argv[0] as a child, and what it was denied after it
+ * ends; its exit status, or a shell's for one a signal ended (128 + N). */
+static int run_reporting(const struct settings *set, sbx_scopeattr_t *scope, char **argv)
+{
+#if SBX_BUILD_LANDLOCK
+	int status = 0, err = denials_run(scope, argv, said_line, as_options, !set->keep_tree, &status);
 	char program[PATH_MAX];
 
 	if (err)
@@ -939,6 +1012,7 @@ static int run_reporting(sbx_scopeattr_t *scope, char **argv)
 		               argv, err);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
+	(void)set;
 	say("%s", "no denial report: this build confines nothing (portable)");
 	return run(scope, argv);
 #endif
@@ -981,7 +1055,11 @@ int main(int argc, char **argv)
 		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
+	if (set.report && (set.timeout_ns || set.die_with_parent))
+		fail("%s", "--report-denials does not take --timeout or --die-with-parent yet");
 	if (set.report)
-		return run_reporting(&set.scope, argv + command);
-	return run(&set.scope, argv + command);
+		return run_reporting(&set, &set.scope, argv + command);
+	if (set.keep_tree && !set.timeout_ns && !set.die_with_parent)
+		return run(&set.scope, argv + command);
+	return run_child(&set, &set.scope, argv + command);
 }

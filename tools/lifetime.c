@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbxrun's command as a child, and the tree it starts ended with it.
+ *
+ * The child is a fork of sbxrun that does what sbxrun alone does: confine
+ * itself and become the command (its refusals and failures said as
+ * sbxrun says them, its exit statuses sbxrun's).
+ * sbxrun stays as the command's parent and the subreaper of everything
+ * the command starts (PR_SET_CHILD_SUBREAPER): a process that calls
+ * setsid(2) and forks twice still has sbxrun for an ancestor, for its
+ * parent's end makes it sbxrun's child.  When the command ends, or its
+ * time is up, every process that descends from sbxrun is sent SIGTERM
+ * (and SIGCONT, for a stopped one to act on it); what still runs after
+ * the grace is sent SIGKILL, round after round, until none is left.  Each
+ * is signalled through a pidfd opened before its descent is checked: a
+ * pid reused meanwhile is no descendant, and is left alone.
+ *
+ * Signals: a terminal's interrupt, quit and stop reach the command on
+ * their own (it is in sbxrun's process group); what another process sends
+ * sbxrun alone (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2) is
+ * passed on to the command.  A command a signal ended ends sbxrun by the
+ * same signal, as if sbxrun had been the command.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/lifetime.h"
+#include "tools/procs.h"
+
+/* How long the tree has to end after SIGTERM before SIGKILL. */
+#define GRACE_NS (2 * 1000000000LL)
+/* The signal sbxrun gets when its caller ends (--die-with-parent). */
+#define PARENT_GONE (SIGRTMIN + 1)
+
+static const int passed_on[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+int lifetime_duration(const char *arg, long long *ns)
+{
+	static const struct {
+		char suffix;
+		double seconds;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !(v >= 0) || (*arg < '0' || *arg > '9'))
+		return -1;
+	for (size_t i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].suffix && !end[1]) {
+			v *= units[i].seconds;
+			end++;
+		}
+	if (*end || v > 100 * 365 * 86400.0)
+		return -1;
+	*ns = (long long)(v * 1e9);
+	if (v > 0 && *ns == 0)
+		*ns = 1;
+	return 0;
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Waits for a signal of set until deadline (-1: none): the signal, or 0
+ * when the time is up. */
+static int next_signal(const sigset_t *set, long long deadline, siginfo_t *si)
+{
+	for (;;) {
+		long long left = deadline < 0 ? 3600 * 1000000000LL : deadline - now_ns();
+		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
+		int sig;
+
+		if (left <= 0)
+			return 0;
+		if ((sig = sigtimedwait(set, si, &ts)) > 0)
+			return sig;
+		if (errno != EAGAIN && errno != EINTR)
+			return 0;
+		if (errno == EAGAIN && deadline >= 0 && now_ns() >= deadline)
+			return 0;
+	}
+}
+
+/* Sends sig to every process that descends from sbxrun: how many. */
+static unsigned signal_tree(int sig)
+{
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *proc = opendir("/proc");
+
+	while (proc && (e = readdir(proc))) {
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+		int fd;
+
+		if (pid <= 0 || (fd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+			continue;
+		if (procs_running(pid) && procs_descends(pid) == 1 &&
+		    syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0) {
+			if (sig == SIGTERM)
+				syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+			n++;
+		}
+		close(fd);
+	}
+	if (proc)
+		closedir(proc);
+	return n;
+}
+
+/* The command, and its wait status once it has ended. */
+static pid_t command = -1;
+static int command_status;
+static bool command_ended;
+
+/* Every child that ended, the command's status kept. */
+static void reap(void)
+{
+	pid_t got;
+	int st;
+
+	while ((got = waitpid(-1, &st, WNOHANG)) > 0 || (got < 0 && errno == EINTR))
+		if (got == command) {
+			command_status = st;
+			command_ended = true;
+		}
+}
+
+/* Waits, until deadline (-1: none), for the command to end. */
+static bool command_ends(const sigset_t *set, long long deadline)
+{
+	siginfo_t si;
+
+	reap();
+	while (!command_ended && next_signal(set, deadline, &si))
+		reap();
+	return command_ended;
+}
+
+void lifetime_end_tree(void)
+{
+	sigset_t chld;
+	siginfo_t si;
+	long long deadline = now_ns() + GRACE_NS;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	reap();
+	if (!signal_tree(SIGTERM))
+		return;
+	while (procs_descendants() && next_signal(&chld, deadline, &si))
+		reap();
+	reap();
+	/* What is left, and what it forks meanwhile, round after round. */
+	while (signal_tree(SIGKILL)) {
+		next_signal(&chld, now_ns() + 100 * 1000000LL, &si);
+		reap();
+	}
+	reap();
+}
+
+/* The command's exit, made sbxrun's: its status, or its signal. */
+int lifetime_exit(int status, bool timed_out)
+{
+	if (timed_out)
+		return LIFETIME_TIMED_OUT;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit no_core = { 0, 0 };
+		sigset_t one;
+
+		/* Ended by it as the command was, without a core of sbxrun's. */
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return LIFETIME_FAILED;
+}
+
+static bool passes_on(int sig, const siginfo_t *si)
+{
+	/* A terminal's signals reach the command's process group already. */
+	if (si->si_code == SI_KERNEL)
+		return false;
+	for (size_t i = 0; i < sizeof(passed_on) / sizeof(passed_on[0]); i++)
+		if (passed_on[i] == sig)
+			return true;
+	return false;
+}
+
+int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
+                 bool *timed_out)
+{
+	sigset_t wait_for, before, chld;
+	long long deadline = l->timeout_ns > 0 ? now_ns() + l->timeout_ns : -1;
+	pid_t caller = getppid(), parent = getpid();
+	siginfo_t si;
+	int sig;
+
+	*timed_out = false;
+	sigemptyset(&wait_for);
+	for (size_t i = 0; i < sizeof(passed_on) / sizeof(passed_on[0]); i++)
+		sigaddset(&wait_for, passed_on[i]);
+	sigaddset(&wait_for, SIGCHLD);
+	sigaddset(&wait_for, PARENT_GONE);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &wait_for, &before);
+	if (!l->keep_tree)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* Its caller may have ended before this: then nothing runs. */
+	if (l->die_with_parent && (prctl(PR_SET_PDEATHSIG, PARENT_GONE, 0, 0, 0) || getppid() != caller))
+		return ESRCH;
+	/* The command's process: sbxrun as it was, with the mask it started
+	 * with (no handler was set), becoming the command. */
+	if ((command = fork()) < 0)
+		return errno;
+	if (command == 0) {
+		/* sbxrun ended (a command that may signal it can kill it):
+		 * the command with it, whatever its tree does. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(LIFETIME_FAILED);
+		sigprocmask(SIG_SETMASK, &before, NULL);
+		_exit(become(arg));
+	}
+	while (!command_ended) {
+		sig = next_signal(&wait_for, deadline, &si);
+		if (sig == SIGCHLD) {
+			reap();
+		} else if (sig == 0 || sig == PARENT_GONE) {
+			/* Time is up, or no one waits any more: the command
+			 * (and its tree) asked to end, then made to. */
+			*timed_out = sig == 0;
+			if (!l->keep_tree) {
+				lifetime_end_tree();
+			} else {
+				kill(command, SIGTERM);
+				kill(command, SIGCONT);
+				if (!command_ends(&chld, now_ns() + GRACE_NS))
+					kill(command, SIGKILL);
+			}
+			command_ends(&chld, -1);
+		} else if (passes_on(sig, &si)) {
+			kill(command, sig);
+		}
+	}
+	if (!l->keep_tree)
+		lifetime_end_tree();
+	*status = command_status;
+	return 0;
+}

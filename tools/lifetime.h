@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* sbxrun's command as a child: its time, its signals, and its tree ended
+ * with it (tools/lifetime.c). */
+#ifndef SBX_TOOLS_LIFETIME_H
+#define SBX_TOOLS_LIFETIME_H
+
+#include <stdbool.h>
+
+/* The exit statuses of timeout(1) and env(1). */
+#define LIFETIME_TIMED_OUT 124
+#define LIFETIME_FAILED 125
+
+struct lifetime {
+	long long timeout_ns; /* 0: none */
+	bool keep_tree;       /* what the command leaves running is left */
+	bool die_with_parent; /* sbxrun's caller ending ends the command */
+};
+
+/* A duration as timeout(1) writes it: a number of seconds, a fraction
+ * too, with s, m, h or d after it: 0 with *ns, or -1. */
+int lifetime_duration(const char *arg, long long *ns);
+/* Forks a child that exits with become(arg) (which confines it and
+ * becomes the command), and waits for it, passing on the signals sent to
+ * sbxrun; when its time is up (*timed_out), or when it ends, every
+ * process of its tree is ended (unless l->keep_tree): 0 with its wait
+ * status, or the errno of the fork (ESRCH with l->die_with_parent: the
+ * caller has ended already). */
+int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
+                 bool *timed_out);
+/* Ends every process that descends from sbxrun: SIGTERM, and after a
+ * grace SIGKILL until none is left. */
+void lifetime_end_tree(void);
+/* sbxrun's exit for the command's wait status: 124 where it timed out, its
+ * exit status, or (by raising it) the signal that ended it. */
+int lifetime_exit(int status, bool timed_out);
+
+#endif
