@@ -14,6 +14,18 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+/* clone(2)'s flag for a pid file descriptor (Linux 5.2), and the calls
+ * on one (5.3, 5.1). */
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
 #ifdef HAVE_LINUX_FILTER_H
 #include <linux/filter.h>
 #else

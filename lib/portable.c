@@ -365,3 +365,25 @@ SBX_EXPORT int sbx_scopeattr_explain(const sbx_scopeattr_t *restrict scope,
 	}
 	return 0;
 }
+
+/* No pid file descriptor through the system's posix_spawn: ENOSYS, as a
+ * kernel without them says (sbx_pidfd_spawn(3)). */
+SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
+                               const sbx_file_actions_t *file_actions,
+                               const posix_spawnattr_t *restrict attrp,
+                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                               char *const envp[restrict])
+{
+	(void)pidfd, (void)path, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
+	return ENOSYS;
+}
+
+SBX_EXPORT int sbx_pidfd_spawnp(int *restrict pidfd, const char *restrict file,
+                                const sbx_file_actions_t *file_actions,
+                                const posix_spawnattr_t *restrict attrp,
+                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                                char *const envp[restrict])
+{
+	(void)pidfd, (void)file, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
+	return ENOSYS;
+}

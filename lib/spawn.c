@@ -31,6 +31,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/child.h"
@@ -82,7 +83,8 @@ static int vm_clone_works(void *stack_top)
 
 static int run_child_vm(struct child *c, void *stack_top)
 {
-	return clone(sbx__child_main, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+	return clone(sbx__child_main, stack_top,
+	             CLONE_VM | CLONE_VFORK | SIGCHLD | (c->pidfd ? CLONE_PIDFD : 0), c, c->pidfd);
 }
 
 /* The fallback: a copy of the parent, reporting through a close-on-exec
@@ -97,8 +99,10 @@ static pid_t run_child_fork(struct child *c)
 		return -1;
 	c->report_fd = p[1];
 	c->report_rfd = p[0];
-	/* A raw fork: no atfork handlers run, as with posix_spawn. */
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	/* A raw fork: no atfork handlers run, as with posix_spawn.  The
+	 * parent's tid pointer is the third argument on every architecture
+	 * the library knows: where CLONE_PIDFD puts the pidfd. */
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD | (c->pidfd ? CLONE_PIDFD : 0), 0, c->pidfd, NULL, 0);
 	if (pid == 0)
 		sbx__child_main(c);
 	close(p[1]);
@@ -301,9 +305,14 @@ static pid_t start_child(struct child *c)
 	 * exited: reaped while every signal is blocked, so that a SIGCHLD
 	 * handler of the caller's never reaps it first (its pid free again,
 	 * to be reused before this wait). */
-	if (pid > 0 && (c->res.stage || c->res.again))
+	if (pid > 0 && (c->res.stage || c->res.again)) {
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
 			;
+		if (c->pidfd) {
+			close(*c->pidfd);
+			*c->pidfd = -1;
+		}
+	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
 	stack_give(stack, size);
 	errno = err;
@@ -343,7 +352,20 @@ static int start_hiding(struct child *c, pid_t *pid)
 	return err;
 }
 
-static int spawn(pid_t *restrict pidp, const char *file, int search,
+/* Whether this kernel makes pid file descriptors (pidfd_open, Linux 5.3):
+ * asked at each pidfd spawn, for a filter may say no to it any time. */
+static bool pidfds_made(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno != ENOSYS;
+}
+
+/* A spawn: *pidp set (where pidp is not NULL), or with pidfdp, *pidfdp a
+ * pidfd of the child instead (close-on-exec, as every pidfd is). */
+static int spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
                  const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
                  const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
                  char *const envp[restrict])
@@ -351,8 +373,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
+	int pidfd = -1;
 	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
-	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1 };
+	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1,
+	                   .pidfd = pidfdp ? &pidfd : NULL };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256], **env_copy = NULL;
 	int privilege = 0;
@@ -361,6 +385,10 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 
 	if ((err = read_attributes(&c, attr)))
 		goto out;
+	if (pidfdp && !pidfds_made()) {
+		err = ENOSYS;
+		goto out;
+	}
 	/* An empty name is looked up nowhere: the child runs its attributes
 	 * and file actions, then exec fails (ENOENT), as with posix_spawnp. */
 	if (search && *file && !strchr(file, '/'))
@@ -388,10 +416,15 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	if (pid > 0 && c.res.stage) {
 		/* It failed before exec, and was reaped (start_child). */
 		err = c.res.stage == SBX_STAGE_CONFINE ? SBX_EREFUSED : c.res.err;
+	} else if (pid > 0 && pidfdp) {
+		*pidfdp = pidfd;
+		pidfd = -1;
 	} else if (pid > 0 && pidp) {
 		*pidp = pid;
 	}
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	report(scope, &c, rs, file, err, privilege);
 	sbx__scope_put(rs);
 	free(env_copy);
@@ -404,7 +437,7 @@ SBX_EXPORT int sbx_posix_spawn(pid_t *restrict pid, const char *restrict path,
                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
                                char *const envp[restrict])
 {
-	return spawn(pid, path, 0, file_actions, attrp, scope, argv, envp);
+	return spawn(pid, NULL, path, 0, file_actions, attrp, scope, argv, envp);
 }
 
 SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
@@ -413,5 +446,36 @@ SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
                                 const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
                                 char *const envp[restrict])
 {
-	return spawn(pid, file, 1, file_actions, attrp, scope, argv, envp);
+	return spawn(pid, NULL, file, 1, file_actions, attrp, scope, argv, envp);
+}
+
+/* glibc 2.39's pidfd_spawn and pidfd_spawnp, with a scope. */
+SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
+                               const sbx_file_actions_t *file_actions,
+                               const posix_spawnattr_t *restrict attrp,
+                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                               char *const envp[restrict])
+{
+	int fd, err = spawn(NULL, &fd, path, 0, file_actions, attrp, scope, argv, envp);
+
+	if (!err && pidfd)
+		*pidfd = fd;
+	else if (!err)
+		close(fd);
+	return err;
+}
+
+SBX_EXPORT int sbx_pidfd_spawnp(int *restrict pidfd, const char *restrict file,
+                                const sbx_file_actions_t *file_actions,
+                                const posix_spawnattr_t *restrict attrp,
+                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                                char *const envp[restrict])
+{
+	int fd, err = spawn(NULL, &fd, file, 1, file_actions, attrp, scope, argv, envp);
+
+	if (!err && pidfd)
+		*pidfd = fd;
+	else if (!err)
+		close(fd);
+	return err;
 }

@@ -194,6 +194,108 @@ START_TEST(test_sbxrun_rlimit)
 }
 END_TEST
 
+/* ---- pid file descriptors ---------------------------------------------- */
+
+/* The pid of the process a pidfd names, from /proc/self/fdinfo. */
+static long pid_of(int pidfd)
+{
+	char path[64], line[256];
+	long pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+/* A pidfd names the child, close-on-exec; it is waited for and signalled
+ * through it; the child is the caller's, under a scope too. */
+START_TEST(test_pidfd_spawn)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL }, *sleeper[] = { "sleep", "300", NULL };
+	sbx_scopeattr_t s;
+	siginfo_t si;
+	int fd, scoped;
+
+	for (scoped = 0; scoped < 2; scoped++) {
+		if (scoped) {
+			ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+			sbx_scopeattr_setlogger(&s, NULL, NULL);
+		}
+		fd = -1;
+		ck_assert_int_eq(sbx_pidfd_spawnp(&fd, "sh", NULL, NULL, scoped ? &s : NULL, argv,
+		                                  environ), 0);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+		ck_assert_int_gt(pid_of(fd), 0);
+		memset(&si, 0, sizeof(si));
+		ck_assert_int_eq(waitid(P_PIDFD, (id_t)fd, &si, WEXITED), 0);
+		ck_assert_int_eq(si.si_code, CLD_EXITED);
+		ck_assert_int_eq(si.si_status, 5);
+		close(fd);
+
+		ck_assert_int_eq(sbx_pidfd_spawn(&fd, "/bin/sleep", NULL, NULL, scoped ? &s : NULL,
+		                                 sleeper, environ), 0);
+		ck_assert_int_eq(syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0), 0);
+		ck_assert_int_eq(waitid(P_PIDFD, (id_t)fd, &si, WEXITED), 0);
+		ck_assert_int_eq(si.si_code, CLD_KILLED);
+		ck_assert_int_eq(si.si_status, SIGTERM);
+		close(fd);
+		if (scoped)
+			sbx_scopeattr_destroy(&s);
+	}
+	/* NULL: the child starts, its descriptor closed. */
+	int before = count_fds();
+	ck_assert_int_eq(sbx_pidfd_spawnp(NULL, "true", NULL, NULL, NULL, (char *[]){ "true", NULL },
+	                                  environ), 0);
+	ck_assert_int_eq(count_fds(), before);
+	while (wait(NULL) > 0)
+		;
+}
+END_TEST
+
+/* Where the child does not start, no descriptor is left and *pidfd is
+ * as it was: an exec that fails, a refused confinement, a kernel (here a
+ * filter) that makes no pidfds (ENOSYS, no child at all). */
+START_TEST(test_pidfd_spawn_failures)
+{
+	char *argv[] = { "x", NULL };
+	sbx_scopeattr_t s;
+	int fd = -7, before = count_fds();
+
+	ck_assert_int_eq(sbx_pidfd_spawn(&fd, "/nonexistent/x", NULL, NULL, NULL, argv, environ),
+	                 ENOENT);
+	ck_assert_int_eq(fd, -7);
+	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(count_zombies(), 0);
+	if (landlock_abi() > 0) {
+		ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+		sbx_scopeattr_setlogger(&s, NULL, NULL);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_NO_NETWORK), 0);
+		seccomp_fail(SYS_landlock_restrict_self, EPERM);
+		ck_assert_int_eq(sbx_pidfd_spawnp(&fd, "true", NULL, NULL, &s, argv, environ),
+		                 SBX_EREFUSED);
+		ck_assert_int_eq(fd, -7);
+		sbx_scopeattr_destroy(&s); /* with what its compile kept open */
+		ck_assert_int_eq(count_fds(), before);
+	}
+	seccomp_fail(SYS_pidfd_open, ENOSYS);
+	ck_assert_int_eq(sbx_pidfd_spawnp(&fd, "true", NULL, NULL, NULL, argv, environ), ENOSYS);
+	ck_assert_int_eq(fd, -7);
+	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(wait(NULL), -1); /* no child was made */
+	ck_assert_int_eq(errno, ECHILD);
+	/* posix_spawn itself is untouched by the filter. */
+	pid_t pid;
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "true", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(wait_status(pid), 0);
+}
+END_TEST
+
 /* ---- sbxrun and the command's tree ------------------------------------- */
 
 /* sbxrun with args, started (not waited for): its pid. */
@@ -381,6 +483,10 @@ Suite *suite_lifetime(void)
 	tcase_add_test(tc, test_rlimit_errors);
 	tcase_add_test(tc, test_rlimit_refused);
 	tcase_add_test(tc, test_sbxrun_rlimit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pidfd");
+	tcase_add_test(tc, test_pidfd_spawn);
+	tcase_add_test(tc, test_pidfd_spawn_failures);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tree");
 	tcase_add_test(tc, test_sbxrun_ends_tree);

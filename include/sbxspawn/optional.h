@@ -689,6 +689,24 @@ static inline int sbx_posix_spawnp(pid_t *pid, const char *file,
 
 	return err ? err : posix_spawnp(pid, file, file_actions, attrp, argv, envp);
 }
+/* No pid file descriptor without the library: ENOSYS, as a kernel without
+ * them says; the caller falls back to sbx_posix_spawn. */
+static inline int sbx_pidfd_spawn(int *pidfd, const char *path,
+                                  const sbx_file_actions_t *file_actions,
+                                  const posix_spawnattr_t *attrp, const sbx_scopeattr_t *scope,
+                                  char *const argv[], char *const envp[])
+{
+	(void)pidfd, (void)path, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
+	return ENOSYS;
+}
+static inline int sbx_pidfd_spawnp(int *pidfd, const char *file,
+                                   const sbx_file_actions_t *file_actions,
+                                   const posix_spawnattr_t *attrp, const sbx_scopeattr_t *scope,
+                                   char *const argv[], char *const envp[])
+{
+	(void)pidfd, (void)file, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
+	return ENOSYS;
+}
 static inline int sbx_execve(const char *path, const sbx_scopeattr_t *scope, char *const argv[],
                              char *const envp[])
 {

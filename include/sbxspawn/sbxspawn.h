@@ -446,6 +446,21 @@ int sbx_posix_spawnp(pid_t *SBX_RESTRICT pid, const char *SBX_RESTRICT file,
                      const sbx_scopeattr_t *SBX_RESTRICT scope,
                      char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
 
+/* glibc 2.39's pidfd_spawn and pidfd_spawnp with a scope: *pidfd a pid
+ * file descriptor of the child (close-on-exec), no pid written; ENOSYS
+ * where the kernel makes no pidfds (and in the portable build). */
+int sbx_pidfd_spawn(int *SBX_RESTRICT pidfd, const char *SBX_RESTRICT path,
+                    const sbx_file_actions_t *file_actions,
+                    const posix_spawnattr_t *SBX_RESTRICT attrp,
+                    const sbx_scopeattr_t *SBX_RESTRICT scope,
+                    char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
+
+int sbx_pidfd_spawnp(int *SBX_RESTRICT pidfd, const char *SBX_RESTRICT file,
+                     const sbx_file_actions_t *file_actions,
+                     const posix_spawnattr_t *SBX_RESTRICT attrp,
+                     const sbx_scopeattr_t *SBX_RESTRICT scope,
+                     char *const argv[SBX_RESTRICT], char *const envp[SBX_RESTRICT]);
+
 /* system(3) with a scope: command run by /bin/sh -c, SIGINT and SIGQUIT
  * ignored and SIGCHLD blocked meanwhile, the wait status returned; a NULL
  * command says whether a shell runs (under scope).  Where the shell cannot
