@@ -24,7 +24,14 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <net/if.h>
+#ifdef HAVE_LINUX_IF_TUN_H
 #include <linux/if_tun.h>
+#else
+/* The kernel's stable interface (Debian's musl-gcc sees no <linux/...>). */
+#define TUNSETIFF _IOW('T', 202, int)
+#define IFF_TUN 0x0001
+#define IFF_NO_PI 0x1000
+#endif
 #include <termios.h>
 #include <unistd.h>
 
