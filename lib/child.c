@@ -314,6 +314,9 @@ static const struct {
 } refusal_texts[] = {
 	{ E2BIG, "landlock_restrict_self", "16 Landlock domains are already stacked on this process" },
 	{ E2BIG, "landlock_create_ruleset", "the ruleset's attributes are larger than this kernel knows" },
+	{ ENOENT, "cgroup.procs", "the control group is gone" },
+	{ EBUSY, "cgroup.procs", "the control group passes controllers to groups below it: no "
+	                         "process may join it" },
 	{ EPERM, NULL, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
 	{ ENOMEM, NULL, "out of memory" },
 	{ EMFILE, NULL, "too many open files" },
@@ -418,6 +421,10 @@ CHILD int sbx__child_main(void *arg)
 		                                     .err = EAGAIN, .again = true },
 		           127);
 	reset_signals(c);
+	/* The attribute's control group, where clone3 would have made the
+	 * child (the scope's is joined with the confinement). */
+	if (c->cgroup_fd >= 0 && (err = sbx__join_cgroup(c->cgroup_fd, &call)))
+		child_fail(c, SBX_STAGE_ATTR, -1, err);
 	r = apply_attributes(c);
 	if (r < 0)
 		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);

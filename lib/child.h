@@ -59,10 +59,11 @@ struct hiding {
 };
 
 /* What confines a process, in the order it is applied (confine.c): the
- * resource limits, no new privileges, the ids, the capabilities, the
+ * control group, the resource limits, no new privileges, the ids, the capabilities, the
  * Landlock domain, the seccomp filter.  Everything is optional; nothing at all leaves the process as it
  * is. */
 struct confinement {
+	int cgroup_fd;                    /* the cgroup v2 directory to join first; -1: none */
 	const struct sbx_rlimit64 *rlimits; /* the scope's, by resource */
 	unsigned rlimits_set;             /* which of them to set, first of all */
 	int ruleset_fd;                   /* -1: none */
@@ -88,6 +89,9 @@ int sbx__hide_enter(bool *user, const char **call);
 int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
                     const char **call);
 
+/* Joins the cgroup v2 directory dirfd (confine.c): 0, or the errno with
+ * *call naming the step. */
+int sbx__join_cgroup(int dirfd, const char **call);
 /* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
  * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
  * with *call naming the step that failed. */
@@ -117,6 +121,7 @@ struct child {
 	const sbx_file_actions_t *fa;
 
 	short flags;
+	int cgroup_fd;            /* the attribute's (glibc 2.39), joined first; -1: none */
 	pid_t pgroup;
 	sigset_t sigdefault;
 	sigset_t sigmask;

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/prctl.h>
@@ -149,12 +150,28 @@ CHILD static int set_limits(const struct confinement *cf, const char **call)
 	return 0;
 }
 
+/* Joins the cgroup v2 directory dirfd: "0" written to its cgroup.procs
+ * moves the writer, the whole process. */
+CHILD int sbx__join_cgroup(int dirfd, const char **call)
+{
+	long fd, r;
+
+	*call = "cgroup.procs";
+	if ((fd = sys(SYS_openat, dirfd, (long)"cgroup.procs", O_WRONLY | O_CLOEXEC, 0)) < 0)
+		return (int)-fd;
+	r = sys(SYS_write, fd, (long)"0", 1, 0);
+	(void)sys(SYS_close, fd, 0, 0, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
 CHILD int sbx__confine(const struct confinement *cf, const char **call)
 {
 	bool root_after = root_after_exec(cf);
 	long r;
 	int err;
 
+	if (cf->cgroup_fd >= 0 && (err = sbx__join_cgroup(cf->cgroup_fd, call)))
+		return err;
 	if (cf->rlimits_set && (err = set_limits(cf, call)))
 		return err;
 	if (cf->ruleset_fd < 0 && !cf->filter && !cf->set_ids && !cf->drop_caps)

@@ -123,7 +123,8 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
                          struct refusal *refusal)
 {
 	int err, ours = rs->fd;
-	struct confinement cf = { .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
+	struct confinement cf = { .cgroup_fd = scope->cgroup ? scope->cgroup_fd : -1,
+	                          .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
 	                          .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
 	                          .filter = rs->filter, .set_ids = scope->ids,
 	                          .uid = scope->uid, .gid = scope->gid,

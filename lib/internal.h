@@ -129,6 +129,9 @@ struct sbx_scope {
 	 * set in rlimits_set */
 	struct sbx_rlimit64 rlimits[SBX_RLIMITS];
 	unsigned rlimits_set;
+	/* sbx_scopeattr_setcgroup() (limits.c): the caller's descriptor */
+	bool cgroup;
+	int cgroup_fd;
 	/* sbx_scopeattr_allowsocket() (sockets.c): resolved paths */
 	char **sockets;
 	size_t nsockets, sockets_cap;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The resource limits a scope sets on its child: any RLIMIT_*, applied in
- * the child before its exec, first of all its confinement (confine.c), so
- * that raising a hard limit still has the capability it needs.  Kept as
- * the kernel's prlimit64(2) takes them: 64 bits whatever rlim_t is.  Read
- * at each spawn, not compiled: a snapshot keeps no limit. */
+/* What a scope sets on its child's resources: the control group it joins
+ * and its resource limits (any RLIMIT_*), applied in the child before its
+ * exec, first of all its confinement (confine.c), so that joining a group
+ * or raising a hard limit still has the privilege it needs.  Limits are
+ * kept as the kernel's prlimit64(2) takes them: 64 bits whatever rlim_t
+ * is.  Read at each spawn, not compiled: a snapshot keeps neither. */
 #include "config.h"
 
 #include <errno.h>
@@ -60,5 +61,28 @@ SBX_EXPORT int sbx_scopeattr_getrlimit(const sbx_scopeattr_t *restrict scope, in
 		return ENOENT;
 	limit->rlim_cur = user_value(s->rlimits[resource].cur);
 	limit->rlim_max = user_value(s->rlimits[resource].max);
+	return 0;
+}
+
+/* The caller's descriptor of a cgroup v2 directory, kept by number, as
+ * posix_spawnattr_setcgroup_np keeps it: open until the last spawn. */
+SBX_EXPORT int sbx_scopeattr_setcgroup(sbx_scopeattr_t *scope, int dirfd)
+{
+	struct sbx_scope *s = scope->__scope;
+
+	if (!s || dirfd < -1)
+		return EINVAL;
+	s->cgroup = dirfd >= 0;
+	s->cgroup_fd = dirfd;
+	return 0;
+}
+
+SBX_EXPORT int sbx_scopeattr_getcgroup(const sbx_scopeattr_t *restrict scope, int *restrict dirfd)
+{
+	const struct sbx_scope *s = scope->__scope;
+
+	if (!s || !dirfd)
+		return EINVAL;
+	*dirfd = s->cgroup ? s->cgroup_fd : -1;
 	return 0;
 }

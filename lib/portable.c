@@ -67,6 +67,8 @@ static const char *beyond_this_build(const struct sbx_scope *scope)
 		return "dropping capabilities (SBX_SCOPE_DROP_CAPS)";
 	if (scope->rlimits_set)
 		return "resource limits (sbx_scopeattr_setrlimit)";
+	if (scope->cgroup)
+		return "a control group (sbx_scopeattr_setcgroup)";
 	for (size_t i = 0; i < sizeof(controls) / sizeof(controls[0]); i++)
 		if ((scope->flags & controls[i].flag) && (scope->flags & SBX_SCOPE_STRICT))
 			return controls[i].name;

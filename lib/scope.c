@@ -289,7 +289,7 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 
 bool sbx__scope_empty(const struct sbx_scope *s)
 {
-	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids && !s->rlimits_set &&
+	return !s->nrules && !(s->flags & CONTROL_FLAGS) && !s->nports && !s->ids && !s->rlimits_set && !s->cgroup &&
 	       !s->nenv_unset && !s->nenv_set && !s->env_clear;
 }
 

@@ -38,10 +38,17 @@
 
 SBX__WITH_FORK_HANDLERS;
 
-/* Every flag glibc 2.36 knows; any other bit is EINVAL. */
+/* Every flag glibc 2.36 knows, and 2.39's control group where the C
+ * library has it; any other bit is EINVAL. */
+#if HAVE_DECL_POSIX_SPAWNATTR_GETCGROUP_NP
+#define CGROUP_FLAG POSIX_SPAWN_SETCGROUP
+#else
+#define CGROUP_FLAG 0
+#endif
 #define KNOWN_FLAGS (POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |  \
 		     POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSCHEDPARAM |                    \
-		     POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID)
+		     POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID |  \
+		     CGROUP_FLAG)
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
  * break it.  Probed once per process. */
@@ -146,6 +153,10 @@ static int read_attributes(struct child *c, const posix_spawnattr_t *attr)
 		c->flags &= (short)~(POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER);
 	else if (err)
 		return EINVAL;
+#if HAVE_DECL_POSIX_SPAWNATTR_GETCGROUP_NP
+	if ((c->flags & POSIX_SPAWN_SETCGROUP) && posix_spawnattr_getcgroup_np(attr, &c->cgroup_fd))
+		return EINVAL;
+#endif
 	return 0;
 }
 
@@ -166,7 +177,8 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 		c->refused = (*rs)->error;
 		c->refusal = (*rs)->refusal;
 	}
-	c->cf = (struct confinement){ .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
+	c->cf = (struct confinement){ .cgroup_fd = scope->cgroup ? scope->cgroup_fd : -1,
+	                              .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
 	                              .ruleset_fd = (*rs)->fd, .restrict_flags = (*rs)->restrict_flags,
 	                              .filter = (*rs)->filter,
 	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
@@ -374,8 +386,8 @@ static int spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search
 	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	int pidfd = -1;
-	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa,
-	                   .cf = { .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1,
+	struct child c = { .file = file, .argv = argv, .envp = envp, .fa = fa, .cgroup_fd = -1,
+	                   .cf = { .cgroup_fd = -1, .ruleset_fd = -1 }, .report_fd = -1, .report_rfd = -1,
 	                   .pidfd = pidfdp ? &pidfd : NULL };
 	struct sbx_ruleset *rs = NULL;
 	char default_path[256], **env_copy = NULL;
@@ -449,14 +461,13 @@ SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
 	return spawn(pid, NULL, file, 1, file_actions, attrp, scope, argv, envp);
 }
 
-/* glibc 2.39's pidfd_spawn and pidfd_spawnp, with a scope. */
-SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
-                               const sbx_file_actions_t *file_actions,
-                               const posix_spawnattr_t *restrict attrp,
-                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                               char *const envp[restrict])
+/* glibc 2.39's pidfd_spawn and pidfd_spawnp, with a scope; a NULL pidfd
+ * gets nothing, and keeps nothing open. */
+static int pidfd_spawn(int *pidfd, const char *file, int search, const sbx_file_actions_t *fa,
+                       const posix_spawnattr_t *restrict attr, const sbx_scopeattr_t *restrict scope,
+                       char *const argv[restrict], char *const envp[restrict])
 {
-	int fd, err = spawn(NULL, &fd, path, 0, file_actions, attrp, scope, argv, envp);
+	int fd, err = spawn(NULL, &fd, file, search, fa, attr, scope, argv, envp);
 
 	if (!err && pidfd)
 		*pidfd = fd;
@@ -465,17 +476,20 @@ SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
 	return err;
 }
 
+SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
+                               const sbx_file_actions_t *file_actions,
+                               const posix_spawnattr_t *restrict attrp,
+                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
+                               char *const envp[restrict])
+{
+	return pidfd_spawn(pidfd, path, 0, file_actions, attrp, scope, argv, envp);
+}
+
 SBX_EXPORT int sbx_pidfd_spawnp(int *restrict pidfd, const char *restrict file,
                                 const sbx_file_actions_t *file_actions,
                                 const posix_spawnattr_t *restrict attrp,
                                 const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
                                 char *const envp[restrict])
 {
-	int fd, err = spawn(NULL, &fd, file, 1, file_actions, attrp, scope, argv, envp);
-
-	if (!err && pidfd)
-		*pidfd = fd;
-	else if (!err)
-		close(fd);
-	return err;
+	return pidfd_spawn(pidfd, file, 1, file_actions, attrp, scope, argv, envp);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The command's lifetime as the library shapes it: the resource limits a
- * scope sets, each shown to differ from the caller's own first (the
- * control), then set in the child through every call that starts one; a
- * limit the kernel refuses is a refusal, never a command run without it. */
+/* The command's lifetime as the library shapes it: the resource limits and
+ * the control group a scope sets, each shown to differ from the caller's
+ * own first (the control), then set in the child through every call that
+ * starts one (one the kernel refuses is a refusal, never a command run
+ * without it); and the pid file descriptor of sbx_pidfd_spawn. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,8 +23,6 @@
 #include "tests/common.h"
 
 #define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
-/* An exit status as wait(2) gives it. */
-#define LIFETIME_STATUS(n) ((n) << 8)
 #define LIMITS_SCRIPT "ulimit -Sn; ulimit -Hn"
 
 static char *limits_under(const sbx_scopeattr_t *scope)
@@ -194,6 +193,90 @@ START_TEST(test_sbxrun_rlimit)
 }
 END_TEST
 
+/* ---- control groups ------------------------------------------------------ */
+
+/* A new cgroup v2 directory beneath a writable hierarchy (the machine's
+ * unified one, or /sys/fs/cgroup where it is v2): its path in *path, or
+ * NULL with why. */
+static char *cgroup_make(const char **why)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	static unsigned n;
+	char path[256];
+
+	*why = "no cgroup v2 hierarchy mounted at /sys/fs/cgroup/unified or /sys/fs/cgroup";
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char controllers[300];
+
+		snprintf(controllers, sizeof(controllers), "%s/cgroup.controllers", roots[i]);
+		if (access(controllers, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/sbxspawn-test-%ld-%u", roots[i], (long)getpid(), n++);
+		if (mkdir(path, 0755) == 0)
+			return strdup(path);
+		*why = "the cgroup v2 hierarchy is not writable here (needs root, or a delegated group)";
+	}
+	return NULL;
+}
+
+/* The cgroup v2 path (the "0::" line) of the child's /proc/self/cgroup. */
+static char *cgroup_of_child(const sbx_scopeattr_t *scope)
+{
+	char *out = NULL, *line;
+
+	ck_assert_int_eq(run_scoped(scope, (char *[]){ "cat", "/proc/self/cgroup", NULL }, &out), 0);
+	ck_assert_ptr_nonnull(line = strstr(out, "0::"));
+	line += 3;
+	line[strcspn(line, "\n")] = '\0';
+	memmove(out, line, strlen(line) + 1);
+	return out;
+}
+
+/* The child joins the cgroup before its exec (where the caller is not:
+ * the control); a cgroup removed meanwhile is a refusal, never a child
+ * run outside it. */
+START_TEST(test_cgroup)
+{
+	const char *why;
+	char *dir = cgroup_make(&why), *got, *mine;
+	sbx_scopeattr_t s;
+	int fd;
+
+	if (!dir) {
+		say_skip("SKIP %s: %s\n", __func__, why);
+		return;
+	}
+	ck_assert_int_ge(fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_getcgroup(&s, &(int){ 0 }), 0);
+	ck_assert_int_eq(sbx_scopeattr_setcgroup(&s, -2), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setcgroup(&s, fd), 0);
+	mine = cgroup_of_child(NULL);
+	got = cgroup_of_child(&s);
+	ck_assert_msg(strstr(dir, got) && strlen(got) > 1, "child in %s, not %s", got, dir);
+	ck_assert_msg(strcmp(mine, got), "the control: the caller's child is in %s too", mine);
+	/* sbx_execve: the caller itself, before its exec. */
+	char cmd[600];
+	pid_t pid;
+	snprintf(cmd, sizeof(cmd), "grep -qx '0::%s' /proc/self/cgroup", got);
+	if ((pid = fork()) == 0)
+		_exit(100 + sbx_execve("/bin/sh", &s, (char *[]){ "sh", "-c", cmd, NULL }, environ));
+	ck_assert_int_eq(wait_status(pid), 0);
+	free(got);
+	free(mine);
+	/* Removed (empty again): the child cannot join; not run. */
+	ck_assert_int_eq(rmdir(dir), 0);
+	got = NULL;
+	ck_assert_int_eq(run_scoped(&s, (char *[]){ "true", NULL }, &got), -1000 - SBX_EREFUSED);
+	ck_assert_msg(strstr(got, "true: not run: its confinement could not be applied: cgroup.procs: "
+	                         "the control group is gone"), "%s", got);
+	free(got);
+	sbx_scopeattr_destroy(&s);
+	close(fd);
+	free(dir);
+}
+END_TEST
+
 /* ---- pid file descriptors ---------------------------------------------- */
 
 /* The pid of the process a pidfd names, from /proc/self/fdinfo. */
@@ -296,184 +379,6 @@ START_TEST(test_pidfd_spawn_failures)
 }
 END_TEST
 
-/* ---- sbxrun and the command's tree ------------------------------------- */
-
-/* sbxrun with args, started (not waited for): its pid. */
-static pid_t sbxrun_start(char *const args[])
-{
-	char *argv[32] = { SBXRUN, "--quiet" };
-	pid_t pid;
-	int n = 2;
-
-	for (; *args; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	ck_assert_int_eq(posix_spawn(&pid, SBXRUN, NULL, NULL, argv, environ), 0);
-	return pid;
-}
-
-/* The pid a command wrote to path (waiting until it has, by count): a
- * pidfd of it, taken while it runs. */
-static int pidfd_from(const char *path)
-{
-	long pid = 0;
-
-	for (int i = 0; i < 100000 && pid <= 0; i++) {
-		FILE *f = fopen(path, "r");
-
-		if (!f || fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		if (f)
-			fclose(f);
-		if (pid <= 0)
-			usleep(1000);
-	}
-	ck_assert_int_gt(pid, 0);
-	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-}
-
-/* Whether the process of pidfd has ended (a pidfd polls readable then). */
-static bool ended(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 1;
-}
-
-/* A command that leaves a process behind (setsid, then a fork), writes
- * its pid to dir/pid, and ends when dir/go is written.  The survivor is
- * shown alive under --keep-tree (the control), and ended without it. */
-START_TEST(test_sbxrun_ends_tree)
-{
-	char *dir = make_tmpdir(), pidfile[4096], go[4096], cmd[9000];
-
-	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-	snprintf(go, sizeof(go), "%s/go", dir);
-	ck_assert_int_eq(mkfifo(go, 0600), 0);
-	snprintf(cmd, sizeof(cmd),
-	         "setsid sh -c 'sleep 300 & echo $! > %s.new; mv %s.new %s; wait' & read x < %s",
-	         pidfile, pidfile, pidfile, go);
-	for (int keep = 1; keep >= 0; keep--) {
-		char *kept[] = { "--keep-tree", "--", "sh", "-c", cmd, NULL };
-		char *ended_with[] = { "--", "sh", "-c", cmd, NULL };
-		pid_t pid;
-		int fd, w;
-
-		unlink(pidfile);
-		pid = sbxrun_start(keep ? kept : ended_with);
-		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
-		ck_assert_int_ge(w = open(go, O_WRONLY), 0);
-		ck_assert_int_eq(write(w, "x\n", 2), 2);
-		close(w);
-		ck_assert_int_eq(wait_status(pid), 0);
-		if (keep) {
-			ck_assert_msg(!ended(fd), "the control: the survivor should still run");
-			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-		} else {
-			ck_assert_msg(ended(fd), "a process of the tree outlived sbxrun");
-		}
-		close(fd);
-	}
-	rm_rf(dir);
-	free(dir);
-}
-END_TEST
-
-/* --timeout: 124, the command and a tree that ignores SIGTERM ended
- * (SIGKILL after the grace); a bad duration is sbxrun's failure. */
-START_TEST(test_sbxrun_timeout)
-{
-	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
-	int fd;
-	pid_t pid;
-
-	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-	snprintf(cmd, sizeof(cmd), "(trap '' TERM; exec sleep 300) & echo $! > %s.new; mv %s.new %s; "
-	                           "trap '' TERM; wait", pidfile, pidfile, pidfile);
-	pid = sbxrun_start((char *[]){ "--timeout", "0.2", "--", "sh", "-c", cmd, NULL });
-	ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
-	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
-	ck_assert(ended(fd));
-	close(fd);
-	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", "1m", "--", "true", NULL })),
-	                 0);
-	for (const char *const *bad = (const char *const[]){ "x", "-1", "1w", "", NULL }; *bad; bad++)
-		ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", (char *)*bad, "--",
-		                                                    "true", NULL })),
-		                 LIFETIME_STATUS(125));
-	rm_rf(dir);
-	free(dir);
-}
-END_TEST
-
-/* The command's end is sbxrun's: its status, or its signal raised again;
- * a signal sent to sbxrun alone is passed on to the command. */
-START_TEST(test_sbxrun_signals)
-{
-	char *dir = make_tmpdir(), ready[4096], cmd[9000];
-	int status, fd;
-	pid_t pid;
-
-	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "exit 7", NULL })),
-	                 LIFETIME_STATUS(7));
-	status = wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "kill -USR1 $$", NULL }));
-	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1, "status %#x", status);
-	snprintf(ready, sizeof(ready), "%s/ready", dir);
-	snprintf(cmd, sizeof(cmd), "trap 'exit 9' TERM; echo $$ > %s.new; mv %s.new %s; "
-	                           "while :; do sleep 1; done", ready, ready, ready);
-	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
-	ck_assert_int_ge(fd = pidfd_from(ready), 0);
-	ck_assert_int_eq(kill(pid, SIGTERM), 0);
-	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(9));
-	close(fd);
-	rm_rf(dir);
-	free(dir);
-}
-END_TEST
-
-/* --die-with-parent: sbxrun's caller ends, and so do sbxrun and the
- * command; without it (the control) the command runs on. */
-START_TEST(test_sbxrun_die_with_parent)
-{
-	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
-
-	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-	snprintf(cmd, sizeof(cmd), "echo $$ > %s.new; mv %s.new %s; exec sleep 300", pidfile, pidfile,
-	         pidfile);
-	for (int die = 0; die < 2; die++) {
-		pid_t caller;
-		int fd, hold[2];
-		char c;
-
-		unlink(pidfile);
-		ck_assert_int_eq(pipe(hold), 0);
-		/* The caller ends once the command runs (before, sbxrun would
-		 * not start it at all). */
-		if ((caller = fork()) == 0) {
-			close(hold[1]);
-			sbxrun_start(die ? (char *[]){ "--die-with-parent", "--", "sh", "-c", cmd, NULL }
-			                 : (char *[]){ "--", "sh", "-c", cmd, NULL });
-			_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
-		}
-		close(hold[0]);
-		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
-		close(hold[1]);
-		ck_assert_int_eq(wait_status(caller), 0);
-		if (die) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-
-			ck_assert_int_eq(poll(&p, 1, -1), 1); /* the watchdog bounds it */
-		} else {
-			ck_assert_msg(!ended(fd), "the control: the command should run on");
-			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-		}
-		close(fd);
-	}
-	rm_rf(dir);
-	free(dir);
-}
-END_TEST
-
 Suite *suite_lifetime(void)
 {
 	Suite *s = suite_create("lifetime");
@@ -484,15 +389,12 @@ Suite *suite_lifetime(void)
 	tcase_add_test(tc, test_rlimit_refused);
 	tcase_add_test(tc, test_sbxrun_rlimit);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("cgroup");
+	tcase_add_test(tc, test_cgroup);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("pidfd");
 	tcase_add_test(tc, test_pidfd_spawn);
 	tcase_add_test(tc, test_pidfd_spawn_failures);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("tree");
-	tcase_add_test(tc, test_sbxrun_ends_tree);
-	tcase_add_test(tc, test_sbxrun_timeout);
-	tcase_add_test(tc, test_sbxrun_signals);
-	tcase_add_test(tc, test_sbxrun_die_with_parent);
 	suite_add_tcase(s, tc);
 	return s;
 }

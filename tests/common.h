@@ -46,6 +46,7 @@ Suite *suite_hide_held(void);
 Suite *suite_network(void);
 Suite *suite_childenv(void);
 Suite *suite_lifetime(void);
+Suite *suite_tree(void);
 /* The errors suite's exhaustion of the calls that answer (check_leaks.c). */
 TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */

@@ -193,6 +193,7 @@ int main(void)
 	srunner_add_suite(sr, suite_denials());
 	srunner_add_suite(sr, suite_network());
 	srunner_add_suite(sr, suite_lifetime());
+	srunner_add_suite(sr, suite_tree());
 #else
 	/* The portable build: the suites that apply to it. */
 	srunner_add_suite(sr, suite_scope());

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -85,6 +86,7 @@ static const char usage_text[] =
 	"  --rlimit NAME=SOFT[:HARD]  a resource limit for COMMAND (nofile, cpu, as,\n"
 	"                   nproc, ...): SOFT:HARD, SOFT:, :HARD, or one value for\n"
 	"                   both; each a number or unlimited\n"
+	"  --cgroup DIR     COMMAND joins the cgroup v2 directory DIR before its exec\n"
 	"\n"
 	"  --timeout DURATION  end COMMAND and its tree after DURATION (seconds, or\n"
 	"                   with s, m, h, d), and exit 124\n"
@@ -630,6 +632,16 @@ static int set_rlimit(struct settings *set, const char *name, const char *arg)
 	return sbx_scopeattr_setrlimit(&set->scope, resource, &limit);
 }
 
+/* --cgroup DIR: a cgroup v2 directory the command joins before its exec. */
+static int set_cgroup(struct settings *set, const char *name, const char *arg)
+{
+	int fd = open(path_of(name, arg), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("--%s %s: %s", name, arg, strerror(errno));
+	return sbx_scopeattr_setcgroup(&set->scope, fd);
+}
+
 static int allow_unix_socket(struct settings *set, const char *name, const char *arg)
 {
 	return sbx_scopeattr_allowsocket(&set->scope, path_of(name, arg));
@@ -769,6 +781,7 @@ static const struct option_spec {
 	{ "allow-tcp-connect", true, allow_tcp_connect },
 	{ "allow-unix-socket", true, allow_unix_socket },
 	{ "rlimit", true, set_rlimit },
+	{ "cgroup", true, set_cgroup },
 	{ "timeout", true, set_lifetime },
 	{ "keep-tree", false, set_lifetime },
 	{ "die-with-parent", false, set_lifetime },

@@ -385,6 +385,20 @@ static inline int sbx_scopeattr_getrlimit(const sbx_scopeattr_t *scope, int reso
 		return EINVAL;
 	return ENOENT;
 }
+/* Nor a control group joined before its exec. */
+static inline int sbx_scopeattr_setcgroup(sbx_scopeattr_t *scope, int dirfd)
+{
+	if (!scope->__init || dirfd < -1)
+		return EINVAL;
+	return dirfd >= 0 ? ENOTSUP : 0;
+}
+static inline int sbx_scopeattr_getcgroup(const sbx_scopeattr_t *scope, int *dirfd)
+{
+	if (!scope->__init || !dirfd)
+		return EINVAL;
+	*dirfd = -1;
+	return 0;
+}
 static inline int sbx_scopeattr_allowsocket(sbx_scopeattr_t *scope, const char *path)
 {
 	int err = sbx_optional_add(scope, path);

@@ -210,6 +210,12 @@ int sbx_scopeattr_setrlimit(sbx_scopeattr_t *SBX_RESTRICT scope, int resource,
                             const struct rlimit *SBX_RESTRICT limit);
 int sbx_scopeattr_getrlimit(const sbx_scopeattr_t *SBX_RESTRICT scope, int resource,
                             struct rlimit *SBX_RESTRICT limit);
+/* Places the child in the cgroup v2 directory dirfd names (the caller's
+ * descriptor, open until the last spawn): joined in the child before its
+ * exec, first of all its confinement; -1 removes it.  getcgroup gives -1
+ * where none is set. */
+int sbx_scopeattr_setcgroup(sbx_scopeattr_t *scope, int dirfd);
+int sbx_scopeattr_getcgroup(const sbx_scopeattr_t *SBX_RESTRICT scope, int *SBX_RESTRICT dirfd);
 /* Runs the child under uid and gid, supplementary groups cleared (the
  * caller needs the privilege to change them), and, for a uid other than 0,
  * with none of the caller's capabilities.  uid (uid_t)-1 removes it. */

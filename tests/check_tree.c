@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* sbxrun and the command's tree: what the command starts ends with it
+ * (each survivor shown alive under --keep-tree first, the control), its
+ * time limited, its signals passed on and its end made sbxrun's, and
+ * the whole of it ended with sbxrun's caller under --die-with-parent. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
+/* An exit status as wait(2) gives it. */
+#define LIFETIME_STATUS(n) ((n) << 8)
+
+/* sbxrun with args, started (not waited for): its pid. */
+static pid_t sbxrun_start(char *const args[])
+{
+	char *argv[32] = { SBXRUN, "--quiet" };
+	pid_t pid;
+	int n = 2;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	ck_assert_int_eq(posix_spawn(&pid, SBXRUN, NULL, NULL, argv, environ), 0);
+	return pid;
+}
+
+/* The pid a command wrote to path (waiting until it has, by count): a
+ * pidfd of it, taken while it runs. */
+static int pidfd_from(const char *path)
+{
+	long pid = 0;
+
+	for (int i = 0; i < 100000 && pid <= 0; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (!f || fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+		if (pid <= 0)
+			usleep(1000);
+	}
+	ck_assert_int_gt(pid, 0);
+	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}
+
+/* Whether the process of pidfd has ended (a pidfd polls readable then). */
+static bool ended(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* A command that leaves a process behind (setsid, then a fork), writes
+ * its pid to dir/pid, and ends when dir/go is written.  The survivor is
+ * shown alive under --keep-tree (the control), and ended without it. */
+START_TEST(test_sbxrun_ends_tree)
+{
+	char *dir = make_tmpdir(), pidfile[4096], go[4096], cmd[9000];
+
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	ck_assert_int_eq(mkfifo(go, 0600), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "setsid sh -c 'sleep 300 & echo $! > %s.new; mv %s.new %s; wait' & read x < %s",
+	         pidfile, pidfile, pidfile, go);
+	for (int keep = 1; keep >= 0; keep--) {
+		char *kept[] = { "--keep-tree", "--", "sh", "-c", cmd, NULL };
+		char *ended_with[] = { "--", "sh", "-c", cmd, NULL };
+		pid_t pid;
+		int fd, w;
+
+		unlink(pidfile);
+		pid = sbxrun_start(keep ? kept : ended_with);
+		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
+		ck_assert_int_ge(w = open(go, O_WRONLY), 0);
+		ck_assert_int_eq(write(w, "x\n", 2), 2);
+		close(w);
+		ck_assert_int_eq(wait_status(pid), 0);
+		if (keep) {
+			ck_assert_msg(!ended(fd), "the control: the survivor should still run");
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		} else {
+			ck_assert_msg(ended(fd), "a process of the tree outlived sbxrun");
+		}
+		close(fd);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* --timeout: 124, the command and a tree that ignores SIGTERM ended
+ * (SIGKILL after the grace); a bad duration is sbxrun's failure. */
+START_TEST(test_sbxrun_timeout)
+{
+	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
+	int fd;
+	pid_t pid;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+	snprintf(cmd, sizeof(cmd), "(trap '' TERM; exec sleep 300) & echo $! > %s.new; mv %s.new %s; "
+	                           "trap '' TERM; wait", pidfile, pidfile, pidfile);
+	pid = sbxrun_start((char *[]){ "--timeout", "0.2", "--", "sh", "-c", cmd, NULL });
+	ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
+	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
+	ck_assert(ended(fd));
+	close(fd);
+	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", "1m", "--", "true", NULL })),
+	                 0);
+	for (const char *const *bad = (const char *const[]){ "x", "-1", "1w", "", NULL }; *bad; bad++)
+		ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", (char *)*bad, "--",
+		                                                    "true", NULL })),
+		                 LIFETIME_STATUS(125));
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* The command's end is sbxrun's: its status, or its signal raised again;
+ * a signal sent to sbxrun alone is passed on to the command. */
+START_TEST(test_sbxrun_signals)
+{
+	char *dir = make_tmpdir(), ready[4096], cmd[9000];
+	int status, fd;
+	pid_t pid;
+
+	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "exit 7", NULL })),
+	                 LIFETIME_STATUS(7));
+	status = wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "kill -USR1 $$", NULL }));
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1, "status %#x", status);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	snprintf(cmd, sizeof(cmd), "trap 'exit 9' TERM; echo $$ > %s.new; mv %s.new %s; "
+	                           "while :; do sleep 1; done", ready, ready, ready);
+	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
+	ck_assert_int_ge(fd = pidfd_from(ready), 0);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(9));
+	close(fd);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* --die-with-parent: sbxrun's caller ends, and so do sbxrun and the
+ * command; without it (the control) the command runs on. */
+START_TEST(test_sbxrun_die_with_parent)
+{
+	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
+
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s.new; mv %s.new %s; exec sleep 300", pidfile, pidfile,
+	         pidfile);
+	for (int die = 0; die < 2; die++) {
+		pid_t caller;
+		int fd, hold[2];
+		char c;
+
+		unlink(pidfile);
+		ck_assert_int_eq(pipe(hold), 0);
+		/* The caller ends once the command runs (before, sbxrun would
+		 * not start it at all). */
+		if ((caller = fork()) == 0) {
+			close(hold[1]);
+			sbxrun_start(die ? (char *[]){ "--die-with-parent", "--", "sh", "-c", cmd, NULL }
+			                 : (char *[]){ "--", "sh", "-c", cmd, NULL });
+			_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
+		}
+		close(hold[0]);
+		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
+		close(hold[1]);
+		ck_assert_int_eq(wait_status(caller), 0);
+		if (die) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			ck_assert_int_eq(poll(&p, 1, -1), 1); /* the watchdog bounds it */
+		} else {
+			ck_assert_msg(!ended(fd), "the control: the command should run on");
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		}
+		close(fd);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+Suite *suite_tree(void)
+{
+	Suite *s = suite_create("tree");
+	TCase *tc = tcase_create("sbxrun");
+
+	tcase_add_test(tc, test_sbxrun_ends_tree);
+	tcase_add_test(tc, test_sbxrun_timeout);
+	tcase_add_test(tc, test_sbxrun_signals);
+	tcase_add_test(tc, test_sbxrun_die_with_parent);
+	suite_add_tcase(s, tc);
+	return s;
+}
