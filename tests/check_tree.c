@@ -106,21 +106,38 @@ START_TEST(test_sbxrun_ends_tree)
 END_TEST
 
 /* --timeout: 124, the command and a tree that ignores SIGTERM ended
- * (SIGKILL after the grace); a bad duration is sbxrun's failure. */
+ * (SIGKILL after the grace); without it (the control) the same command
+ * still runs well past that time.  A bad duration is sbxrun's failure. */
 START_TEST(test_sbxrun_timeout)
 {
 	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
 	int fd;
-	pid_t pid;
 
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
 	snprintf(cmd, sizeof(cmd), "(trap '' TERM; exec sleep 300) & echo $! > %s.new; mv %s.new %s; "
 	                           "trap '' TERM; wait", pidfile, pidfile, pidfile);
-	pid = sbxrun_start((char *[]){ "--timeout", "0.2", "--", "sh", "-c", cmd, NULL });
-	ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
-	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
-	ck_assert(ended(fd));
-	close(fd);
+	for (int timed = 0; timed < 2; timed++) {
+		pid_t pid;
+
+		unlink(pidfile);
+		pid = sbxrun_start(timed ? (char *[]){ "--timeout", "0.2", "--", "sh", "-c", cmd, NULL }
+		                         : (char *[]){ "--", "sh", "-c", cmd, NULL });
+		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
+		if (timed) {
+			ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
+			ck_assert(ended(fd));
+		} else {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			ck_assert_int_eq(poll(&p, 1, 500), 0); /* alive past 0.2 s */
+			ck_assert_int_eq(kill(pid, SIGKILL), 0);
+			wait_status(pid);
+			/* sbxrun gone, the command with it (its parent-death
+			 * signal); its tree, reparented, is ours to end. */
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		}
+		close(fd);
+	}
 	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", "1m", "--", "true", NULL })),
 	                 0);
 	for (const char *const *bad = (const char *const[]){ "x", "-1", "1w", "", NULL }; *bad; bad++)
