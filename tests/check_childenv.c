@@ -283,6 +283,7 @@ Suite *suite_childenv(void)
 {
 	Suite *s = suite_create("childenv");
 	TCase *tc = tcase_create("addenv");
+	untimed(tc);
 
 	tcase_add_test(tc, test_env_unset_and_set);
 	tcase_add_test(tc, test_env_clear);

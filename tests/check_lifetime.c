@@ -383,6 +383,7 @@ Suite *suite_lifetime(void)
 {
 	Suite *s = suite_create("lifetime");
 	TCase *tc = tcase_create("rlimits");
+	untimed(tc);
 
 	tcase_add_test(tc, test_rlimit_set);
 	tcase_add_test(tc, test_rlimit_errors);
@@ -390,9 +391,11 @@ Suite *suite_lifetime(void)
 	tcase_add_test(tc, test_sbxrun_rlimit);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cgroup");
+	untimed(tc);
 	tcase_add_test(tc, test_cgroup);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pidfd");
+	untimed(tc);
 	tcase_add_test(tc, test_pidfd_spawn);
 	tcase_add_test(tc, test_pidfd_spawn_failures);
 	suite_add_tcase(s, tc);

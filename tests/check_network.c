@@ -329,6 +329,7 @@ Suite *suite_network(void)
 {
 	Suite *s = suite_create("network");
 	TCase *tc = tcase_create("no-network");
+	untimed(tc);
 
 	tcase_add_test(tc, test_no_network_udp);
 	tcase_add_test(tc, test_no_network_families);

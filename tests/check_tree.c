@@ -221,6 +221,7 @@ Suite *suite_tree(void)
 {
 	Suite *s = suite_create("tree");
 	TCase *tc = tcase_create("sbxrun");
+	untimed(tc);
 
 	tcase_add_test(tc, test_sbxrun_ends_tree);
 	tcase_add_test(tc, test_sbxrun_timeout);
