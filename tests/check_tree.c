@@ -140,6 +140,11 @@ START_TEST(test_sbxrun_timeout)
 	}
 	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", "1m", "--", "true", NULL })),
 	                 0);
+	/* The same while reporting denials (whether or not the audit log can
+	 * be read here: the command is watched either way). */
+	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--report-denials", "--timeout", "0.2",
+	                                                    "--", "sleep", "300", NULL })),
+	                 LIFETIME_STATUS(124));
 	for (const char *const *bad = (const char *const[]){ "x", "-1", "1w", "", NULL }; *bad; bad++)
 		ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--timeout", (char *)*bad, "--",
 		                                                    "true", NULL })),

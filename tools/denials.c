@@ -270,20 +270,69 @@ static void lost_since(struct denials *d)
 		d->lost_since = st.lost - d->lost;
 }
 
-int denials_wait(struct denials *d, pid_t pid)
+/* Set by the caller's death (--die-with-parent): the command ends. */
+static volatile sig_atomic_t parent_gone;
+
+static void note_parent_gone(int sig)
+{
+	(void)sig;
+	parent_gone = 1;
+}
+
+/* The command's time ran out, or no one waits for it any more: it ends,
+ * with its tree unless that is kept. */
+static void end_command(struct denials *d, pid_t pid)
+{
+	if (d->end_tree) {
+		lifetime_end_tree();
+	} else {
+		kill(pid, SIGTERM);
+		kill(pid, SIGCONT);
+	}
+}
+
+static long long monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Waits for the command (reading its records as they come, where the log
+ * is read, so that a burst of them does not overflow the socket), ending
+ * it when its time runs out or sbxrun's caller ends: its wait status, or
+ * -1 with errno. */
+static int wait_command(struct denials *d, pid_t pid, bool reading)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
-	struct timespec now;
-	char mark[128];
+	long long deadline = d->timeout_ns ? monotonic_ns() + d->timeout_ns : -1;
+	int ending = 0; /* 1: asked to end; 2: made to (SIGKILL) */
 
-	/* The command's records, as they come, so that a burst of them does
-	 * not overflow the socket. */
 	while (pidfd >= 0) {
-		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = d->log, .events = POLLIN } };
+		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN },
+			               { .fd = reading ? d->log : -1, .events = POLLIN } };
+		long long left = deadline < 0 ? -1 : (deadline - monotonic_ns()) / 1000000;
+		bool due = deadline >= 0 && left <= 0;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if ((!ending && (parent_gone || due)) || (ending == 1 && due)) {
+			if (!ending++) {
+				d->timed_out = !parent_gone;
+				end_command(d, pid);
+				/* A command that ignores SIGTERM: SIGKILL after
+				 * the grace (its tree, if ended, had it). */
+				deadline = monotonic_ns() + 2000000000LL;
+			} else {
+				kill(pid, SIGKILL);
+				deadline = -1;
+			}
+			continue;
+		}
+		if (poll(p, 2, left < 0 ? -1 : left > 3600000 ? 3600000 : (int)left + 1) < 0 &&
+		    errno != EINTR)
 			break;
-		drain(d);
+		if (reading)
+			drain(d);
 		if (p[0].revents)
 			break;
 	}
@@ -292,6 +341,17 @@ int denials_wait(struct denials *d, pid_t pid)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	return status;
+}
+
+int denials_wait(struct denials *d, pid_t pid)
+{
+	int status = wait_command(d, pid, true);
+	struct timespec now;
+	char mark[128];
+
+	if (status == -1)
+		return -1;
 	/* Counted as it ends: one that ends later may be denied after the
 	 * report, and is among them. */
 	if (d->end_tree)
@@ -507,8 +567,11 @@ static void report(struct denials *d, bool reading, const sbx_outcome_t *oc, pid
 }
 
 int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *line),
-                void (*words)(const char *in, char *out, size_t cap), bool end_tree, int *status)
+                void (*words)(const char *in, char *out, size_t cap), const struct lifetime *l,
+                int *status, bool *timed_out)
 {
+	bool end_tree = !l->keep_tree;
+	pid_t caller = getppid();
 	struct denials d;
 	bool reading = denials_open(&d) == 0;
 	sbx_outcome_t oc;
@@ -520,8 +583,19 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	/* What the command leaves running becomes sbxrun's, to be counted
 	 * where there is a report to count for, and ended unless kept. */
 	d.end_tree = end_tree;
+	d.timeout_ns = l->timeout_ns;
 	if (reading || end_tree)
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (l->die_with_parent) {
+		struct sigaction sa = { .sa_handler = note_parent_gone };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(LIFETIME_PARENT_GONE, &sa, NULL);
+		if (prctl(PR_SET_PDEATHSIG, LIFETIME_PARENT_GONE, 0, 0, 0) || getppid() != caller) {
+			denials_free(&d, NULL, 0);
+			return ESRCH;
+		}
+	}
 	err = sbx_posix_spawnp(&command_pid, argv[0], NULL, NULL, scope, argv, environ);
 	sbx_outcome_get(&oc);
 	if (err) {
@@ -531,11 +605,11 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	if (reading) {
 		*status = denials_wait(&d, command_pid);
 	} else {
-		while (waitpid(command_pid, status, 0) < 0 && errno == EINTR)
-			;
+		*status = wait_command(&d, command_pid, false);
 		if (end_tree)
 			lifetime_end_tree();
 	}
+	*timed_out = d.timed_out;
 	report(&d, reading, &oc, command_pid, scope, said, words);
 	return 0;
 }

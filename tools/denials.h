@@ -28,6 +28,8 @@ struct denials {
 	uint32_t lost;    /* the kernel's count of records it lost, at the start */
 	uint32_t lost_since; /* how many more it lost by the end of the report */
 	bool end_tree;    /* the command's tree is ended when it ends */
+	long long timeout_ns; /* the command's time (0: none), from its start */
+	bool timed_out;   /* and it ran out */
 	unsigned left;    /* processes of the command's tree running then */
 	size_t unplaced;  /* denials of domains whose makers could not be placed */
 	bool ended;       /* the marker came back */
@@ -56,9 +58,13 @@ struct sbx_scopeattr;
  * that cannot be told (the library's words in the why of each put in the
  * caller's by words, never the names the command chose): 0 with its wait
  * status in *status, or the error of the spawn (nothing ran; nothing
- * said).  With end_tree, what the command leaves running is ended before
- * the report (tools/lifetime.c). */
+ * said).  Its lifetime is l's (tools/lifetime.c): unless l->keep_tree,
+ * what the command leaves running is ended before the report; where its
+ * time runs out, or sbxrun's caller ends, it is ended with its tree
+ * (*timed_out for the first). */
+struct lifetime;
 int denials_run(struct sbx_scopeattr *scope, char **argv, void (*said)(const char *line),
-                void (*words)(const char *in, char *out, size_t cap), bool end_tree, int *status);
+                void (*words)(const char *in, char *out, size_t cap), const struct lifetime *l,
+                int *status, bool *timed_out);
 
 #endif

@@ -42,8 +42,7 @@
 
 /* How long the tree has to end after SIGTERM before SIGKILL. */
 #define GRACE_NS (2 * 1000000000LL)
-/* The signal sbxrun gets when its caller ends (--die-with-parent). */
-#define PARENT_GONE (SIGRTMIN + 1)
+#define PARENT_GONE LIFETIME_PARENT_GONE
 
 static const int passed_on[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 };
 

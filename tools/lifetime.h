@@ -4,11 +4,14 @@
 #ifndef SBX_TOOLS_LIFETIME_H
 #define SBX_TOOLS_LIFETIME_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* The exit statuses of timeout(1) and env(1). */
 #define LIFETIME_TIMED_OUT 124
 #define LIFETIME_FAILED 125
+/* The signal sbxrun gets when its caller ends (--die-with-parent). */
+#define LIFETIME_PARENT_GONE (SIGRTMIN + 1)
 
 struct lifetime {
 	long long timeout_ns; /* 0: none */

@@ -1017,13 +1017,20 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 static int run_reporting(const struct settings *set, sbx_scopeattr_t *scope, char **argv)
 {
 #if SBX_BUILD_LANDLOCK
-	int status = 0, err = denials_run(scope, argv, said_line, as_options, !set->keep_tree, &status);
+	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
 	char program[PATH_MAX];
+	bool timed_out = false;
+	int status = 0, err = denials_run(scope, argv, said_line, as_options, &l, &status, &timed_out);
 
+	if (err == ESRCH && set->die_with_parent) {
+		say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
+		return EXIT_FAILED;
+	}
 	if (err)
 		return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
 		               argv, err);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return timed_out ? LIFETIME_TIMED_OUT
+	       : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
 	(void)set;
 	say("%s", "no denial report: this build confines nothing (portable)");
@@ -1068,8 +1075,6 @@ int main(int argc, char **argv)
 		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
-	if (set.report && (set.timeout_ns || set.die_with_parent))
-		fail("%s", "--report-denials does not take --timeout or --die-with-parent yet");
 	if (set.report)
 		return run_reporting(&set, &set.scope, argv + command);
 	if (set.keep_tree && !set.timeout_ns && !set.die_with_parent)
