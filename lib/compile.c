@@ -59,10 +59,14 @@ static struct rights rights_at(const struct sbx_scope *scope, int abi)
 {
 	uint64_t keep = ~(sbx__sockets_withheld(scope, abi) ? LANDLOCK_ACCESS_FS_RESOLVE_UNIX : 0);
 
+	/* Connecting to a socket changes nothing on the filesystem: a
+	 * read-only path keeps it (ABI 9). */
+	uint64_t connect = sbx__fs_rights_known(abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+
 	return (struct rights){ .dir = sbx__fs_rights_known(abi) & keep &
 	                               ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK),
 	                        .file = sbx__fs_rights_file(abi) & keep,
-	                        .read = sbx__fs_rights_read(abi) & keep };
+	                        .read = (sbx__fs_rights_read(abi) | connect) & keep };
 }
 
 /* No room to keep a descriptor out of the caller's way: the compile serves

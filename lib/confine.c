@@ -87,8 +87,12 @@ CHILD static int drop_caps(const char **call)
  * library's would signal the parent's threads. */
 CHILD static int set_ids(const struct confinement *cf, const char **call)
 {
+	int pdeath = 0;
 	long r;
 
+	/* The kernel clears the parent-death signal when the ids change: it
+	 * is the caller's, and set again after them. */
+	(void)sys(SYS_prctl, PR_GET_PDEATHSIG, (long)&pdeath, 0, 0);
 	*call = "setgroups";
 	if ((r = sys(SYS_setgroups, 0, 0, 0, 0)) < 0)
 		return (int)-r;
@@ -96,7 +100,10 @@ CHILD static int set_ids(const struct confinement *cf, const char **call)
 	if ((r = sys(SYS_setresgid, cf->gid, cf->gid, cf->gid, 0)) < 0)
 		return (int)-r;
 	*call = "setresuid";
-	r = sys(SYS_setresuid, cf->uid, cf->uid, cf->uid, 0);
+	if ((r = sys(SYS_setresuid, cf->uid, cf->uid, cf->uid, 0)) < 0)
+		return (int)-r;
+	*call = "prctl(PR_SET_PDEATHSIG)";
+	r = pdeath ? sys(SYS_prctl, PR_SET_PDEATHSIG, pdeath, 0, 0) : 0;
 	return r < 0 ? (int)-r : 0;
 }
 

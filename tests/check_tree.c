@@ -5,6 +5,7 @@
  * the whole of it ended with sbxrun's caller under --die-with-parent. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -210,15 +211,140 @@ START_TEST(test_sbxrun_die_with_parent)
 		if (die) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
-			ck_assert_int_eq(poll(&p, 1, -1), 1); /* the watchdog bounds it */
+			ck_assert_msg(poll(&p, 1, 60000) == 1, "still running a minute later");
 		} else {
-			ck_assert_msg(!ended(fd), "the control: the command should run on");
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			/* Given time to end, had it been told to. */
+			ck_assert_msg(poll(&p, 1, 500) == 0, "the control: the command should run on");
 			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
 		}
 		close(fd);
 	}
 	rm_rf(dir);
 	free(dir);
+}
+END_TEST
+
+/* sbxrun killed (SIGKILL, which nothing catches): the command ends with
+ * it, by its parent-death signal, under another uid too (the kernel
+ * clears that signal when the ids change: the library sets it again). */
+START_TEST(test_sbxrun_killed)
+{
+	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
+
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+	chmod(dir, 0777);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s.new; mv %s.new %s; exec sleep 300", pidfile, pidfile,
+	         pidfile);
+	for (int uid = 0; uid < 2; uid++) {
+		struct pollfd p;
+		pid_t pid;
+		int fd;
+
+		if (uid && geteuid() != 0) {
+			say_skip("SKIP %s (--uid): needs root to become another user\n", __func__);
+			break;
+		}
+		unlink(pidfile);
+		pid = sbxrun_start(uid ? (char *[]){ "--uid", "65534", "--", "sh", "-c", cmd, NULL }
+		                       : (char *[]){ "--", "sh", "-c", cmd, NULL });
+		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
+		ck_assert(!ended(fd)); /* it runs while sbxrun does */
+		ck_assert_int_eq(kill(pid, SIGKILL), 0);
+		wait_status(pid);
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		ck_assert_msg(poll(&p, 1, 60000) == 1, "still running a minute later");
+		close(fd);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* A confined command cannot signal sbxrun, which could then not end its
+ * tree (Landlock ABI 6 scopes signals); under --keep-tree, sbxrun becomes
+ * the command, and its parent is reached (the control). */
+START_TEST(test_sbxrun_unsignalled)
+{
+	char *argv[] = { SBXRUN, "--quiet", NULL, "--", "sh", "-c",
+		         "kill -0 $PPID 2>/dev/null && echo reached || echo refused", NULL };
+	char *out;
+
+	REQUIRE_LANDLOCK();
+	if (landlock_abi() < 6) {
+		say_skip("SKIP %s: signals are scoped from Landlock ABI 6\n", __func__);
+		return;
+	}
+	argv[2] = "--keep-tree";
+	ck_assert_int_eq(run_scoped(NULL, argv, &out), 0);
+	ck_assert_str_eq(out, "reached\n");
+	free(out);
+	argv[2] = "--no-io-uring"; /* a scope: the command is confined */
+	ck_assert_int_eq(run_scoped(NULL, argv, &out), 0);
+	ck_assert_str_eq(out, "refused\n");
+	free(out);
+}
+END_TEST
+
+/* How many processes are named name (their comm), SIGKILL sent to each
+ * where kill. */
+static unsigned named(const char *name, bool kill_them)
+{
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *proc = opendir("/proc");
+
+	ck_assert_ptr_nonnull(proc);
+	while ((e = readdir(proc))) {
+		char path[300], comm[64] = "";
+		long pid = strtol(e->d_name, NULL, 10);
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if (pid <= 0 || !(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)) &&
+		    comm[strlen(name)] == '\n') {
+			n++;
+			if (kill_them)
+				kill((pid_t)pid, SIGKILL);
+		}
+		fclose(f);
+	}
+	closedir(proc);
+	return n;
+}
+
+/* What tries to outlive the tree: a process whose first thread ended
+ * (SIGTERM ignored; /proc says "Z" of it while its other thread runs),
+ * and chains that fork and end faster than a pass over /proc.  Under
+ * --keep-tree (the control) they run on after sbxrun; without it, not one
+ * is left when sbxrun has ended. */
+START_TEST(test_sbxrun_outlivers)
+{
+	static const char *const ways[] = { "leader", "hop" };
+
+	for (size_t w = 0; w < 2; w++) {
+		for (int keep = 1; keep >= 0; keep--) {
+			char name[16], *cmd[] = { HELPER_DIR "/escapee", (char *)ways[w], name, "5", NULL };
+			char *kept[] = { "--keep-tree", "--", cmd[0], cmd[1], cmd[2], cmd[3], NULL };
+			char *ended_with[] = { "--", cmd[0], cmd[1], cmd[2], cmd[3], NULL };
+
+			snprintf(name, sizeof(name), "sbxe%d%zu%d", (int)(getpid() % 100000), w, keep);
+			ck_assert_int_eq(wait_status(sbxrun_start(keep ? kept : ended_with)), 0);
+			if (keep) {
+				ck_assert_msg(named(name, false) > 0, "the control: %s left nothing",
+				              ways[w]);
+				/* Ended here, round after round (the chains hop). */
+				while (named(name, true))
+					usleep(1000);
+			} else {
+				ck_assert_msg(named(name, false) == 0, "%s: %u processes outlived sbxrun",
+				              ways[w], named(name, false));
+			}
+		}
+	}
 }
 END_TEST
 
@@ -232,6 +358,9 @@ Suite *suite_tree(void)
 	tcase_add_test(tc, test_sbxrun_timeout);
 	tcase_add_test(tc, test_sbxrun_signals);
 	tcase_add_test(tc, test_sbxrun_die_with_parent);
+	tcase_add_test(tc, test_sbxrun_outlivers);
+	tcase_add_test(tc, test_sbxrun_killed);
+	tcase_add_test(tc, test_sbxrun_unsignalled);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,15 +11,15 @@
  * parent's end makes it sbxrun's child.  When the command ends, or its
  * time is up, every process that descends from sbxrun is sent SIGTERM
  * (and SIGCONT, for a stopped one to act on it); what still runs after
- * the grace is sent SIGKILL, round after round, until none is left.  Each
- * is signalled through a pidfd opened before its descent is checked: a
- * pid reused meanwhile is no descendant, and is left alone.
+ * the grace is sent SIGKILL, round after round, until sbxrun has no child
+ * left.  Each is signalled through a pidfd opened before its descent is
+ * checked: a pid reused meanwhile is no descendant, and is left alone.
  *
  * Signals: a terminal's interrupt, quit and stop reach the command on
  * their own (it is in sbxrun's process group); what another process sends
- * sbxrun alone (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2) is
- * passed on to the command.  A command a signal ended ends sbxrun by the
- * same signal, as if sbxrun had been the command.
+ * sbxrun alone is passed on to the command, and no signal but SIGKILL
+ * ends sbxrun before its tree.  A command a signal ended ends sbxrun by
+ * the same signal, as if sbxrun had been the command.
  */
 #include "config.h"
 
@@ -44,7 +44,19 @@
 #define GRACE_NS (2 * 1000000000LL)
 #define PARENT_GONE LIFETIME_PARENT_GONE
 
-static const int passed_on[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 };
+/* The signals sbxrun leaves as they are: faults, which are its own, and
+ * job control, which stops it with the command. */
+static const int own[] = { SIGKILL, SIGSTOP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS,
+	                   SIGTSTP, SIGTTIN, SIGTTOU };
+
+/* Every other signal is waited for: none ends sbxrun and leaves the tree
+ * (SIGALRM, SIGPIPE, SIGXCPU, real-time signals, ...). */
+static void waited_for(sigset_t *set)
+{
+	sigfillset(set);
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(set, own[i]);
+}
 
 int lifetime_duration(const char *arg, long long *ns)
 {
@@ -113,8 +125,9 @@ static unsigned signal_tree(int sig)
 
 		if (pid <= 0 || (fd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
 			continue;
-		if (procs_running(pid) && procs_descends(pid) == 1 &&
-		    syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0) {
+		/* Whatever its state: "Z" is also a process whose first
+		 * thread ended while others run. */
+		if (procs_descends(pid) == 1 && syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0) {
 			if (sig == SIGTERM)
 				syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
 			n++;
@@ -155,6 +168,19 @@ static bool command_ends(const sigset_t *set, long long deadline)
 	return command_ended;
 }
 
+/* Whether no process of the tree is left: sbxrun has no child, every one
+ * that ended reaped.  As the subreaper of the tree, that is the whole of
+ * it: a process whose parent ends is made sbxrun's child before that
+ * parent can be reaped, so a live descendant always has a live ancestor
+ * among sbxrun's children. */
+static bool tree_gone(void)
+{
+	siginfo_t si;
+
+	reap();
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
 void lifetime_end_tree(void)
 {
 	sigset_t chld;
@@ -164,18 +190,19 @@ void lifetime_end_tree(void)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
-	reap();
-	if (!signal_tree(SIGTERM))
+	if (tree_gone())
 		return;
-	while (procs_descendants() && next_signal(&chld, deadline, &si))
-		reap();
-	reap();
-	/* What is left, and what it forks meanwhile, round after round. */
-	while (signal_tree(SIGKILL)) {
-		next_signal(&chld, now_ns() + 100 * 1000000LL, &si);
-		reap();
+	signal_tree(SIGTERM);
+	while (!tree_gone() && next_signal(&chld, deadline, &si))
+		;
+	/* What is left, and what it forks meanwhile, round after round,
+	 * until sbxrun has no child: a chain of processes that fork and end
+	 * faster than a pass over /proc is caught as it passes through
+	 * sbxrun's children, and sbxrun does not end before it. */
+	while (!tree_gone()) {
+		signal_tree(SIGKILL);
+		next_signal(&chld, now_ns() + 20 * 1000000LL, &si);
 	}
-	reap();
 }
 
 /* The command's exit, made sbxrun's: its status, or its signal. */
@@ -202,15 +229,13 @@ int lifetime_exit(int status, bool timed_out)
 	return LIFETIME_FAILED;
 }
 
+/* A signal another process sent sbxrun goes on to the command; not the
+ * terminal's (they reach the command's process group already), nor those
+ * the kernel sent sbxrun for its own doing (SIGPIPE). */
 static bool passes_on(int sig, const siginfo_t *si)
 {
-	/* A terminal's signals reach the command's process group already. */
-	if (si->si_code == SI_KERNEL)
-		return false;
-	for (size_t i = 0; i < sizeof(passed_on) / sizeof(passed_on[0]); i++)
-		if (passed_on[i] == sig)
-			return true;
-	return false;
+	return sig != SIGCHLD && sig != PARENT_GONE && si->si_code != SI_KERNEL &&
+	       !(si->si_code == SI_USER && si->si_pid == getpid());
 }
 
 int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
@@ -223,11 +248,7 @@ int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, 
 	int sig;
 
 	*timed_out = false;
-	sigemptyset(&wait_for);
-	for (size_t i = 0; i < sizeof(passed_on) / sizeof(passed_on[0]); i++)
-		sigaddset(&wait_for, passed_on[i]);
-	sigaddset(&wait_for, SIGCHLD);
-	sigaddset(&wait_for, PARENT_GONE);
+	waited_for(&wait_for);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &wait_for, &before);

@@ -974,6 +974,28 @@ static void said_line(const char *line)
 }
 #endif
 
+/* A tree sbxrun ends is one whose confined command cannot signal sbxrun:
+ * one that could kill or stop it would leave its tree running.  Where
+ * Landlock scopes signals (ABI 6, and no lower cap), the command signals
+ * nothing outside its domain (--no-signal); below, it can, as sbxrun(1)
+ * says.  A command with no scope at all is not confined, and stays so
+ * (nothing said of a boundary it does not have). */
+static void guard_tree(const struct settings *set, sbx_scopeattr_t *scope)
+{
+#if SBX_BUILD_LANDLOCK
+	long abi = sbx_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int cap = 0, empty = 1;
+
+	sbx_scopeattr_getabi(scope, &cap);
+	sbx_scopeattr_isempty(scope, &empty);
+	if (!set->keep_tree && !empty && abi >= 6 && (!cap || cap >= 6))
+		add_flags(scope, SBX_SCOPE_NO_SIGNAL);
+#else
+	(void)set;
+	(void)scope;
+#endif
+}
+
 /* What the forked child of run_child does: today's sbxrun. */
 struct command {
 	sbx_scopeattr_t *scope;
@@ -1075,9 +1097,10 @@ int main(int argc, char **argv)
 		return explain(&set.scope, argv + command);
 	if (command >= argc)
 		fail("%s", "no command given");
+	if (set.keep_tree && !set.timeout_ns && !set.die_with_parent && !set.report)
+		return run(&set.scope, argv + command);
+	guard_tree(&set, &set.scope);
 	if (set.report)
 		return run_reporting(&set, &set.scope, argv + command);
-	if (set.keep_tree && !set.timeout_ns && !set.die_with_parent)
-		return run(&set.scope, argv + command);
 	return run_child(&set, &set.scope, argv + command);
 }
