@@ -75,6 +75,10 @@ const char *sbx__tree_restricted_beneath(const struct node *n);
 /* The mode that governs path: that of its nearest configured ancestor. */
 int sbx__tree_mode_at(const struct tree *t, const char *path);
 uint64_t sbx__mode_rights(const struct rights *r, int mode);
+/* runtime.c: why denying rule i of scope would stop every program (it is
+ * /, or holds the C runtime, and nothing re-admits that), or NULL; a path
+ * left out (left[j]) re-admits nothing. */
+const char *sbx__deny_harms(const struct sbx_scope *scope, size_t i, const bool *left);
 
 /* ---- hide.c: the denials covered in the child instead of expanded -------- */
 

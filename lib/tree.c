@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tree of configured paths: one node per path component, the mode
- * configured there, the rights asked for and those common to the subtree;
- * and the guard that leaves out a denial of / or of the C runtime.
+ * configured there, the rights asked for and those common to the subtree
+ * (a denial of / or of the C runtime left out: runtime.c).
  *
  * Built in time linear in the number of paths (after one sort): the paths
  * are taken in an order where every path comes right after its ancestors,
@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -19,91 +18,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "lib/compiler.h"
-
-/* ---- the C runtime, which a denial must not take away ------------------- */
-
-/* Found once (sbx__once: a fork while another thread looks leaves the
- * child able to look). */
-static char runtime_paths[2][PATH_MAX];
-static atomic_bool runtime_known;
-
-/* Where the kernel says the file is: one open and one readlink where
- * /proc is, not realpath(3)'s readlink per component. */
-static void runtime_path(const char *name, char *out)
-{
-	if (sbx__resolve(name, out))
-		out[0] = '\0';
-}
-
-/* The loaded object whose segments hold addr, its name into *name.
- * dl_iterate_phdr(3), not dladdr(3), which looks the nearest symbol up
- * through the whole of the C library's symbol table. */
-struct holder {
-	uintptr_t addr;
-	const char *name;
-};
-
-static int holds(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct holder *h = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && h->addr >= start && h->addr - start < ph->p_memsz) {
-			h->name = info->dlpi_name;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void runtime_of(uintptr_t addr, char *out)
-{
-	struct holder h = { .addr = addr };
-
-	if (addr && dl_iterate_phdr(holds, &h) && h.name && h.name[0] == '/')
-		runtime_path(h.name, out);
-}
-
-static void runtime_probe(void)
-{
-	runtime_of((uintptr_t)&getpid, runtime_paths[0]);
-	runtime_of((uintptr_t)getauxval(AT_BASE), runtime_paths[1]);
-}
-
-/* Why denying rule i would stop every program, or NULL; a path left out
- * (left[j]) re-admits nothing. */
-static const char *deny_harms(const struct sbx_scope *scope, size_t i, const bool *left)
-{
-	const char *path = scope->rules[i].path;
-
-	if (strcmp(path, "/") == 0)
-		return "denying / would stop every program";
-	/* Looked for once per process, and only by a scope that denies. */
-	sbx__once(&runtime_known, runtime_probe);
-	for (int r = 0; r < 2; r++) {
-		bool readmitted = false;
-
-		if (!runtime_paths[r][0] || !sbx__path_covers(path, runtime_paths[r]))
-			continue;
-		/* Unless something below re-admits the runtime. */
-		for (size_t j = 0; j < scope->nrules && !readmitted; j++)
-			readmitted = scope->rules[j].mode != SBX_MODE_DENY && !left[j] &&
-			             sbx__path_covers(scope->rules[j].path, runtime_paths[r]) &&
-			             sbx__path_covers(path, scope->rules[j].path);
-		if (!readmitted)
-			return "it holds the C runtime every program needs";
-	}
-	return NULL;
-}
 
 /* ---- building ----------------------------------------------------------- */
 
@@ -351,7 +269,7 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 		goto fail;
 	*n = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
-		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? deny_harms(scope, i, left)
+		const char *why = scope->rules[i].mode == SBX_MODE_DENY ? sbx__deny_harms(scope, i, left)
 		                                                       : NULL;
 
 		if (left[i])
