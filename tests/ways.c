@@ -295,6 +295,8 @@ static int spawn_way(struct ways *d, enum way w, bool search, const char *file,
 	                                                     attr, scope, argv, envp);
 }
 
+static char probe_path[64];
+
 struct way_result ways_one(struct ways *d, enum way w, bool search, const char *file,
                            char *const argv[])
 {
@@ -307,10 +309,18 @@ struct way_result ways_one(struct ways *d, enum way w, bool search, const char *
 	int fd, floor;
 	pid_t pid = PID_UNWRITTEN;
 
-	/* One name each way: the probe prints where its fd 1 leads. */
-	snprintf(path, sizeof(path), "/tmp/sbxprobe.%ld", (long)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* One name each way: the probe prints where its fd 1 leads.  Made
+	 * new once a process (a name of the pid's could be another user's,
+	 * left by a run that stopped before its unlink, as a failing test
+	 * does), and the same for every way after. */
+	if (!probe_path[0]) {
+		snprintf(probe_path, sizeof(probe_path), "/tmp/sbxprobe.XXXXXX");
+		fd = mkostemp(probe_path, O_CLOEXEC);
+	} else {
+		fd = open(probe_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
 	ck_assert_int_ge(fd, 0);
+	snprintf(path, sizeof(path), "%s", probe_path);
 	if (fd != OUTFD) {
 		ck_assert_int_eq(dup3(fd, OUTFD, O_CLOEXEC), OUTFD);
 		close(fd);
