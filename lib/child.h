@@ -134,6 +134,7 @@ struct child {
 	struct refusal refusal;   /* and what refused it */
 	int fd_floor;             /* our descriptors move to at least this */
 	int *pidfd;               /* sbx_pidfd_spawn: where clone puts the pidfd; else NULL */
+	bool pidfd_late;          /* clone knows no CLONE_PIDFD: pidfd_open after it */
 	int report_fd;            /* fork fallback: a pipe to the parent; else -1 */
 	int report_rfd;           /* and the parent's end of it, closed first */
 	const int *hidden;        /* the library's own descriptors an action could name */

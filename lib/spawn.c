@@ -91,7 +91,8 @@ static int vm_clone_works(void *stack_top)
 static int run_child_vm(struct child *c, void *stack_top)
 {
 	return clone(sbx__child_main, stack_top,
-	             CLONE_VM | CLONE_VFORK | SIGCHLD | (c->pidfd ? CLONE_PIDFD : 0), c, c->pidfd);
+	             CLONE_VM | CLONE_VFORK | SIGCHLD | (c->pidfd && !c->pidfd_late ? CLONE_PIDFD : 0),
+	             c, c->pidfd);
 }
 
 /* The fallback: a copy of the parent, reporting through a close-on-exec
@@ -109,7 +110,8 @@ static pid_t run_child_fork(struct child *c)
 	/* A raw fork: no atfork handlers run, as with posix_spawn.  The
 	 * parent's tid pointer is the third argument on every architecture
 	 * the library knows: where CLONE_PIDFD puts the pidfd. */
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD | (c->pidfd ? CLONE_PIDFD : 0), 0, c->pidfd, NULL, 0);
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD | (c->pidfd && !c->pidfd_late ? CLONE_PIDFD : 0), 0,
+	                     c->pidfd, NULL, 0);
 	if (pid == 0)
 		sbx__child_main(c);
 	close(p[1]);
@@ -308,10 +310,25 @@ static pid_t start_child(struct child *c)
 	/* Raw: the C library's sigprocmask would keep its own signals open. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
-	if (vm_clone_works(stack + size))
-		pid = run_child_vm(c, stack + size);
-	else
-		pid = run_child_fork(c);
+	pid = vm_clone_works(stack + size) ? run_child_vm(c, stack + size) : run_child_fork(c);
+	/* A clone that knows no CLONE_PIDFD (qemu-user 7 says EINVAL): made
+	 * without it, the pidfd opened at once, every signal still blocked,
+	 * before a handler of the caller's can reap the child.  (Another of
+	 * its threads waiting for any child could: a kernel with CLONE_PIDFD
+	 * leaves no such moment.) */
+	if (pid < 0 && errno == EINVAL && c->pidfd && !c->pidfd_late) {
+		c->pidfd_late = true;
+		pid = vm_clone_works(stack + size) ? run_child_vm(c, stack + size) : run_child_fork(c);
+	}
+	if (pid > 0 && c->pidfd_late && !c->res.stage && !c->res.again &&
+	    (*c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+		err = errno;
+		kill(pid, SIGKILL);
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		pid = -1;
+		errno = err;
+	}
 	err = errno;
 	/* A child that failed before its exec, or is to start again, has
 	 * exited: reaped while every signal is blocked, so that a SIGCHLD

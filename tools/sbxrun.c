@@ -996,6 +996,7 @@ static void guard_tree(const struct settings *set, sbx_scopeattr_t *scope)
 #endif
 }
 
+#if SBX_BUILD_LANDLOCK
 /* What the forked child of run_child does: today's sbxrun. */
 struct command {
 	sbx_scopeattr_t *scope;
@@ -1008,6 +1009,7 @@ static int become(void *arg)
 
 	return run(c->scope, c->argv);
 }
+#endif
 
 /* argv[0] in a child of sbxrun's, its tree ended with it (unless kept),
  * its time limited; sbxrun's exit is the command's (tools/lifetime.c). */
