@@ -585,7 +585,7 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	d.end_tree = end_tree;
 	d.timeout_ns = l->timeout_ns;
 	if (reading || end_tree)
-		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		lifetime_adopt();
 	if (l->die_with_parent) {
 		struct sigaction sa = { .sa_handler = note_parent_gone };
 

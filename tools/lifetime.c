@@ -238,6 +238,11 @@ static bool passes_on(int sig, const siginfo_t *si)
 	       !(si->si_code == SI_USER && si->si_pid == getpid());
 }
 
+int lifetime_adopt(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) ? errno : 0;
+}
+
 int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
                  bool *timed_out)
 {
@@ -252,8 +257,6 @@ int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &wait_for, &before);
-	if (!l->keep_tree)
-		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* Its caller may have ended before this: then nothing runs. */
 	if (l->die_with_parent && (prctl(PR_SET_PDEATHSIG, PARENT_GONE, 0, 0, 0) || getppid() != caller))
 		return ESRCH;

@@ -22,6 +22,10 @@ struct lifetime {
 /* A duration as timeout(1) writes it: a number of seconds, a fraction
  * too, with s, m, h or d after it: 0 with *ns, or -1. */
 int lifetime_duration(const char *arg, long long *ns);
+/* Makes sbxrun the subreaper of what it starts: 0, or the errno where it
+ * cannot be (qemu-user refuses it): then what the command leaves running
+ * is found only while its chain of parents holds. */
+int lifetime_adopt(void);
 /* Forks a child that exits with become(arg) (which confines it and
  * becomes the command), and waits for it, passing on the signals sent to
  * sbxrun; when its time is up (*timed_out), or when it ends, every

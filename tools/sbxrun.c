@@ -1019,7 +1019,14 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
 	struct command c = { scope, argv };
 	bool timed_out;
-	int status = 0, err = lifetime_run(&l, become, &c, &status, &timed_out);
+	int status = 0, err;
+
+	/* Where sbxrun cannot adopt (qemu-user refuses it), what outlives
+	 * its parent is not found: said in sbxrun(1), not in the command's
+	 * output. */
+	if (!set->keep_tree)
+		lifetime_adopt();
+	err = lifetime_run(&l, become, &c, &status, &timed_out);
 
 	if (err == ESRCH && set->die_with_parent) {
 		say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
