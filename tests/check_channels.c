@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -108,6 +109,18 @@ END_TEST
  * mutation breaks this test (tests/mutations), and each layer is shown
  * alone by test_mqueue_mounts (Landlock: the queue by path) and
  * test_mqueue_by_name (the filter: an unlink no hook sees). */
+/* A queue's name of this test's own: the pid and the clock, for a run
+ * that stopped before its mq_unlink (a failing test does) leaves its
+ * queue, maybe another user's, under a name a later pid would take. */
+static void queue_name(char *out, size_t cap, const char *what)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	snprintf(out, cap, "/sbxtest-%s%ld-%lx", what, (long)getpid(),
+	         (unsigned long)(t.tv_sec * 1000000000L + t.tv_nsec));
+}
+
 START_TEST(test_posix_mqueue_closed)
 {
 	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
@@ -116,7 +129,7 @@ START_TEST(test_posix_mqueue_closed)
 	mqd_t q;
 
 	REQUIRE_LANDLOCK();
-	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
+	queue_name(name, sizeof(name), "");
 	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
 	if (q == (mqd_t)-1 && (errno == ENOSYS || errno == ENOENT)) {
 		say_skip("SKIP %s: no POSIX message queues here (%s)\n", __func__,
@@ -220,7 +233,7 @@ START_TEST(test_mqueue_mounts)
 		return;
 	}
 	ck_assert_int_eq(umount2(beside, MNT_DETACH), 0);
-	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
+	queue_name(name, sizeof(name), "");
 	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
 	ck_assert_int_ne(q, (mqd_t)-1);
 	ck_assert_int_eq(mq_send(q, "the-secret", 10, 0), 0);
@@ -272,8 +285,8 @@ START_TEST(test_mqueue_by_name)
 	 * test's own all the same. */
 	if (unshare(CLONE_NEWIPC))
 		ck_assert_int_eq(errno, EPERM);
-	snprintf(name, sizeof(name), "/sbxtest-%ld", (long)getpid());
-	snprintf(planted, sizeof(planted), "/sbxtest-planted-%ld", (long)getpid());
+	queue_name(name, sizeof(name), "");
+	queue_name(planted, sizeof(planted), "planted-");
 	tree_make(&t);
 	queue_make(name);
 	/* The controls: both work without a scope. */
