@@ -92,6 +92,9 @@ int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t n
 /* Joins the cgroup v2 directory dirfd (confine.c): 0, or the errno with
  * *call naming the step. */
 int sbx__join_cgroup(int dirfd, const char **call);
+/* What the scope and its compiled ruleset ask of a process (confine.c):
+ * its covers too, but for a ruleset that is refused. */
+struct confinement sbx__confinement(const struct sbx_scope *scope, const struct sbx_ruleset *rs);
 /* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
  * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
  * with *call naming the step that failed. */

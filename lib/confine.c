@@ -206,3 +206,18 @@ CHILD int sbx__confine(const struct confinement *cf, const char **call)
 		return (int)-r;
 	return 0;
 }
+
+struct confinement sbx__confinement(const struct sbx_scope *scope, const struct sbx_ruleset *rs)
+{
+	struct confinement cf = { .cgroup_fd = scope->cgroup ? scope->cgroup_fd : -1,
+	                          .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
+	                          .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
+	                          .filter = rs->filter, .set_ids = scope->ids,
+	                          .uid = scope->uid, .gid = scope->gid,
+	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
+
+	if (rs->ncovers && rs->confinement != SBX_OUTCOME_REFUSED)
+		cf.hiding = (struct hiding){ rs->covers, rs->ncovers, (const char *const *)rs->pins,
+		                             rs->npins };
+	return cf;
+}

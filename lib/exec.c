@@ -123,19 +123,13 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
                          struct refusal *refusal)
 {
 	int err, ours = rs->fd;
-	struct confinement cf = { .cgroup_fd = scope->cgroup ? scope->cgroup_fd : -1,
-	                          .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
-	                          .ruleset_fd = rs->fd, .restrict_flags = rs->restrict_flags,
-	                          .filter = rs->filter, .set_ids = scope->ids,
-	                          .uid = scope->uid, .gid = scope->gid,
-	                          .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
-	struct hiding h = { rs->covers, rs->ncovers, (const char *const *)rs->pins, rs->npins };
+	struct confinement cf = sbx__confinement(scope, rs);
 
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*refusal = rs->refusal;
 		return rs->error;
 	}
-	if (rs->ncovers && (err = sbx__hide_cover(&h, user, &ours, 1, &refusal->call))) {
+	if (cf.hiding.covers && (err = sbx__hide_cover(&cf.hiding, user, &ours, 1, &refusal->call))) {
 		refusal->what = SBX_REFUSED_HIDE;
 		return err;
 	}

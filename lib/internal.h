@@ -144,6 +144,14 @@ struct sbx_scope {
 	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 
+/* A spawn (spawn.c; portable.c in the portable build): *pidp set, where
+ * pidp is not NULL; or with pidfdp, *pidfdp a pidfd of the child instead
+ * (close-on-exec, as every pidfd is), or ENOSYS where none is made. */
+int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
+               const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
+               const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
+               char *const envp[restrict]);
+
 /* addlist's work, without its event: where an item fails, *bad and
  * *badlen say which (nothing of the list is added). */
 int sbx__scope_addlist(sbx_scopeattr_t *scope, int mode, const char *list, const char **bad,

@@ -159,10 +159,12 @@ static int map_actions(const sbx_file_actions_t *fa, posix_spawn_file_actions_t 
 
 static char *const no_arguments[] = { NULL };
 
-static int spawn(pid_t *restrict pidp, const char *file, int search,
-                 const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
-                 const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
-                 char *const envp[restrict])
+/* No pid file descriptor through the system's posix_spawn: ENOSYS, as a
+ * kernel without them says (sbx_pidfd_spawn(3)). */
+int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
+               const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
+               const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
+               char *const envp[restrict])
 {
 	SBX_KEEP_ERRNO;
 	SBX_NO_CANCEL;
@@ -176,6 +178,8 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	int err = 0, stage = SBX_STAGE_SETUP, action = -1, confinement = SBX_OUTCOME_NONE;
 	short flags = 0;
 
+	if (pidfdp)
+		return ENOSYS;
 	if (attr && posix_spawnattr_getflags(attr, &flags))
 		err = EINVAL;
 	else if (scopeattr && !scope)
@@ -205,24 +209,6 @@ static int spawn(pid_t *restrict pidp, const char *file, int search,
 	                    scope ? privilege(flags) : 0);
 	free(env_copy);
 	return err;
-}
-
-SBX_EXPORT int sbx_posix_spawn(pid_t *restrict pid, const char *restrict path,
-                               const sbx_file_actions_t *file_actions,
-                               const posix_spawnattr_t *restrict attrp,
-                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                               char *const envp[restrict])
-{
-	return spawn(pid, path, 0, file_actions, attrp, scope, argv, envp);
-}
-
-SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
-                                const sbx_file_actions_t *file_actions,
-                                const posix_spawnattr_t *restrict attrp,
-                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                                char *const envp[restrict])
-{
-	return spawn(pid, file, 1, file_actions, attrp, scope, argv, envp);
 }
 
 /* posix_spawnp's lookup, as the Landlock build makes it (exec.c): EACCES
@@ -366,26 +352,4 @@ SBX_EXPORT int sbx_scopeattr_explain(const sbx_scopeattr_t *restrict scope,
 		               : "nothing: no child runs: the scope asks what only a confining build does";
 	}
 	return 0;
-}
-
-/* No pid file descriptor through the system's posix_spawn: ENOSYS, as a
- * kernel without them says (sbx_pidfd_spawn(3)). */
-SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
-                               const sbx_file_actions_t *file_actions,
-                               const posix_spawnattr_t *restrict attrp,
-                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                               char *const envp[restrict])
-{
-	(void)pidfd, (void)path, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
-	return ENOSYS;
-}
-
-SBX_EXPORT int sbx_pidfd_spawnp(int *restrict pidfd, const char *restrict file,
-                                const sbx_file_actions_t *file_actions,
-                                const posix_spawnattr_t *restrict attrp,
-                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                                char *const envp[restrict])
-{
-	(void)pidfd, (void)file, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
-	return ENOSYS;
 }

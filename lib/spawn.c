@@ -179,15 +179,7 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 		c->refused = (*rs)->error;
 		c->refusal = (*rs)->refusal;
 	}
-	c->cf = (struct confinement){ .cgroup_fd = scope->cgroup ? scope->cgroup_fd : -1,
-	                              .rlimits = scope->rlimits, .rlimits_set = scope->rlimits_set,
-	                              .ruleset_fd = (*rs)->fd, .restrict_flags = (*rs)->restrict_flags,
-	                              .filter = (*rs)->filter,
-	                              .set_ids = scope->ids, .uid = scope->uid, .gid = scope->gid,
-	                              .drop_caps = (scope->flags & SBX_SCOPE_DROP_CAPS) != 0 };
-	if ((*rs)->ncovers && (*rs)->confinement != SBX_OUTCOME_REFUSED)
-		c->cf.hiding = (struct hiding){ (*rs)->covers, (*rs)->ncovers,
-		                                (const char *const *)(*rs)->pins, (*rs)->npins };
+	c->cf = sbx__confinement(scope, *rs);
 	return 0;
 }
 
@@ -392,9 +384,7 @@ static bool pidfds_made(void)
 	return fd >= 0 || errno != ENOSYS;
 }
 
-/* A spawn: *pidp set (where pidp is not NULL), or with pidfdp, *pidfdp a
- * pidfd of the child instead (close-on-exec, as every pidfd is). */
-static int spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
+int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
                  const sbx_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
                  const sbx_scopeattr_t *restrict scopeattr, char *const argv[restrict],
                  char *const envp[restrict])
@@ -458,55 +448,4 @@ out:
 	sbx__scope_put(rs);
 	free(env_copy);
 	return err;
-}
-
-SBX_EXPORT int sbx_posix_spawn(pid_t *restrict pid, const char *restrict path,
-                               const sbx_file_actions_t *file_actions,
-                               const posix_spawnattr_t *restrict attrp,
-                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                               char *const envp[restrict])
-{
-	return spawn(pid, NULL, path, 0, file_actions, attrp, scope, argv, envp);
-}
-
-SBX_EXPORT int sbx_posix_spawnp(pid_t *restrict pid, const char *restrict file,
-                                const sbx_file_actions_t *file_actions,
-                                const posix_spawnattr_t *restrict attrp,
-                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                                char *const envp[restrict])
-{
-	return spawn(pid, NULL, file, 1, file_actions, attrp, scope, argv, envp);
-}
-
-/* glibc 2.39's pidfd_spawn and pidfd_spawnp, with a scope; a NULL pidfd
- * gets nothing, and keeps nothing open. */
-static int pidfd_spawn(int *pidfd, const char *file, int search, const sbx_file_actions_t *fa,
-                       const posix_spawnattr_t *restrict attr, const sbx_scopeattr_t *restrict scope,
-                       char *const argv[restrict], char *const envp[restrict])
-{
-	int fd, err = spawn(NULL, &fd, file, search, fa, attr, scope, argv, envp);
-
-	if (!err && pidfd)
-		*pidfd = fd;
-	else if (!err)
-		close(fd);
-	return err;
-}
-
-SBX_EXPORT int sbx_pidfd_spawn(int *restrict pidfd, const char *restrict path,
-                               const sbx_file_actions_t *file_actions,
-                               const posix_spawnattr_t *restrict attrp,
-                               const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                               char *const envp[restrict])
-{
-	return pidfd_spawn(pidfd, path, 0, file_actions, attrp, scope, argv, envp);
-}
-
-SBX_EXPORT int sbx_pidfd_spawnp(int *restrict pidfd, const char *restrict file,
-                                const sbx_file_actions_t *file_actions,
-                                const posix_spawnattr_t *restrict attrp,
-                                const sbx_scopeattr_t *restrict scope, char *const argv[restrict],
-                                char *const envp[restrict])
-{
-	return pidfd_spawn(pidfd, file, 1, file_actions, attrp, scope, argv, envp);
 }

@@ -80,12 +80,25 @@ static int pidfd_from(const char *path)
 	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 }
 
-/* Whether the process of pidfd has ended (a pidfd polls readable then). */
-static bool ended(int pidfd)
+/* A command that writes its pid to pidfile (whole, by a rename), then
+ * becomes tail. */
+static void pid_then(char *cmd, size_t cap, const char *pidfile, const char *tail)
+{
+	snprintf(cmd, cap, "echo $$ > %s.new; mv %s.new %s; %s", pidfile, pidfile, pidfile, tail);
+}
+
+/* Whether the process of pidfd has ended (a pidfd polls readable then),
+ * or does within ms. */
+static bool ended_within(int pidfd, int ms)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
-	return poll(&p, 1, 0) == 1;
+	return poll(&p, 1, ms) == 1;
+}
+
+static bool ended(int pidfd)
+{
+	return ended_within(pidfd, 0);
 }
 
 /* A command that leaves a process behind (setsid, then a fork), writes
@@ -151,9 +164,7 @@ START_TEST(test_sbxrun_timeout)
 			ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
 			ck_assert(ended(fd));
 		} else {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-
-			ck_assert_int_eq(poll(&p, 1, 500), 0); /* alive past 0.2 s */
+			ck_assert(!ended_within(fd, 500)); /* alive past 0.2 s */
 			ck_assert_int_eq(kill(pid, SIGKILL), 0);
 			wait_status(pid);
 			/* sbxrun gone, the command with it (its parent-death
@@ -191,6 +202,7 @@ START_TEST(test_sbxrun_signals)
 	status = wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "kill -USR1 $$", NULL }));
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1, "status %#x", status);
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	/* The trap first: the pid says the command is ready for the signal. */
 	snprintf(cmd, sizeof(cmd), "trap 'exit 9' TERM; echo $$ > %s.new; mv %s.new %s; "
 	                           "while :; do sleep 1; done", ready, ready, ready);
 	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
@@ -210,8 +222,7 @@ START_TEST(test_sbxrun_die_with_parent)
 	char *dir = make_tmpdir(), pidfile[4096], cmd[9000];
 
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-	snprintf(cmd, sizeof(cmd), "echo $$ > %s.new; mv %s.new %s; exec sleep 300", pidfile, pidfile,
-	         pidfile);
+	pid_then(cmd, sizeof(cmd), pidfile, "exec sleep 300");
 	for (int die = 0; die < 2; die++) {
 		pid_t caller;
 		int fd, hold[2];
@@ -232,14 +243,10 @@ START_TEST(test_sbxrun_die_with_parent)
 		close(hold[1]);
 		ck_assert_int_eq(wait_status(caller), 0);
 		if (die) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-
-			ck_assert_msg(poll(&p, 1, 60000) == 1, "still running a minute later");
+			ck_assert_msg(ended_within(fd, 60000), "still running a minute later");
 		} else {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-
 			/* Given time to end, had it been told to. */
-			ck_assert_msg(poll(&p, 1, 500) == 0, "the control: the command should run on");
+			ck_assert_msg(!ended_within(fd, 500), "the control: the command should run on");
 			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
 		}
 		close(fd);
@@ -258,10 +265,8 @@ START_TEST(test_sbxrun_killed)
 
 	snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
 	chmod(dir, 0777);
-	snprintf(cmd, sizeof(cmd), "echo $$ > %s.new; mv %s.new %s; exec sleep 300", pidfile, pidfile,
-	         pidfile);
+	pid_then(cmd, sizeof(cmd), pidfile, "exec sleep 300");
 	for (int uid = 0; uid < 2; uid++) {
-		struct pollfd p;
 		pid_t pid;
 		int fd;
 
@@ -276,8 +281,7 @@ START_TEST(test_sbxrun_killed)
 		ck_assert(!ended(fd)); /* it runs while sbxrun does */
 		ck_assert_int_eq(kill(pid, SIGKILL), 0);
 		wait_status(pid);
-		p = (struct pollfd){ .fd = fd, .events = POLLIN };
-		ck_assert_msg(poll(&p, 1, 60000) == 1, "still running a minute later");
+		ck_assert_msg(ended_within(fd, 60000), "still running a minute later");
 		close(fd);
 	}
 	rm_rf(dir);

@@ -291,14 +291,6 @@ static void end_command(struct denials *d, pid_t pid)
 	}
 }
 
-static long long monotonic_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Waits for the command (reading its records as they come, where the log
  * is read, so that a burst of them does not overflow the socket), ending
  * it when its time runs out or sbxrun's caller ends: its wait status, or
@@ -306,13 +298,13 @@ static long long monotonic_ns(void)
 static int wait_command(struct denials *d, pid_t pid, bool reading)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
-	long long deadline = d->timeout_ns ? monotonic_ns() + d->timeout_ns : -1;
+	long long deadline = d->timeout_ns ? lifetime_now_ns() + d->timeout_ns : -1;
 	int ending = 0; /* 1: asked to end; 2: made to (SIGKILL) */
 
 	while (pidfd >= 0) {
 		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN },
 			               { .fd = reading ? d->log : -1, .events = POLLIN } };
-		long long left = deadline < 0 ? -1 : (deadline - monotonic_ns()) / 1000000;
+		long long left = deadline < 0 ? -1 : (deadline - lifetime_now_ns()) / 1000000;
 		bool due = deadline >= 0 && left <= 0;
 
 		if ((!ending && (parent_gone || due)) || (ending == 1 && due)) {
@@ -321,7 +313,7 @@ static int wait_command(struct denials *d, pid_t pid, bool reading)
 				end_command(d, pid);
 				/* A command that ignores SIGTERM: SIGKILL after
 				 * the grace (its tree, if ended, had it). */
-				deadline = monotonic_ns() + 2000000000LL;
+				deadline = lifetime_now_ns() + LIFETIME_GRACE_NS;
 			} else {
 				kill(pid, SIGKILL);
 				deadline = -1;

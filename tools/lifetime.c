@@ -40,8 +40,6 @@
 #include "tools/lifetime.h"
 #include "tools/procs.h"
 
-/* How long the tree has to end after SIGTERM before SIGKILL. */
-#define GRACE_NS (2 * 1000000000LL)
 #define PARENT_GONE LIFETIME_PARENT_GONE
 
 /* The signals sbxrun leaves as they are: faults, which are its own, and
@@ -84,7 +82,7 @@ int lifetime_duration(const char *arg, long long *ns)
 	return 0;
 }
 
-static long long now_ns(void)
+long long lifetime_now_ns(void)
 {
 	struct timespec t;
 
@@ -97,7 +95,7 @@ static long long now_ns(void)
 static int next_signal(const sigset_t *set, long long deadline, siginfo_t *si)
 {
 	for (;;) {
-		long long left = deadline < 0 ? 3600 * 1000000000LL : deadline - now_ns();
+		long long left = deadline < 0 ? 3600 * 1000000000LL : deadline - lifetime_now_ns();
 		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
 		int sig;
 
@@ -107,7 +105,7 @@ static int next_signal(const sigset_t *set, long long deadline, siginfo_t *si)
 			return sig;
 		if (errno != EAGAIN && errno != EINTR)
 			return 0;
-		if (errno == EAGAIN && deadline >= 0 && now_ns() >= deadline)
+		if (errno == EAGAIN && deadline >= 0 && lifetime_now_ns() >= deadline)
 			return 0;
 	}
 }
@@ -185,7 +183,7 @@ void lifetime_end_tree(void)
 {
 	sigset_t chld;
 	siginfo_t si;
-	long long deadline = now_ns() + GRACE_NS;
+	long long deadline = lifetime_now_ns() + LIFETIME_GRACE_NS;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -201,7 +199,7 @@ void lifetime_end_tree(void)
 	 * sbxrun's children, and sbxrun does not end before it. */
 	while (!tree_gone()) {
 		signal_tree(SIGKILL);
-		next_signal(&chld, now_ns() + 20 * 1000000LL, &si);
+		next_signal(&chld, lifetime_now_ns() + 20 * 1000000LL, &si);
 	}
 }
 
@@ -247,7 +245,7 @@ int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, 
                  bool *timed_out)
 {
 	sigset_t wait_for, before, chld;
-	long long deadline = l->timeout_ns > 0 ? now_ns() + l->timeout_ns : -1;
+	long long deadline = l->timeout_ns > 0 ? lifetime_now_ns() + l->timeout_ns : -1;
 	pid_t caller = getppid(), parent = getpid();
 	siginfo_t si;
 	int sig;
@@ -286,7 +284,7 @@ int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, 
 			} else {
 				kill(command, SIGTERM);
 				kill(command, SIGCONT);
-				if (!command_ends(&chld, now_ns() + GRACE_NS))
+				if (!command_ends(&chld, lifetime_now_ns() + LIFETIME_GRACE_NS))
 					kill(command, SIGKILL);
 			}
 			command_ends(&chld, -1);

@@ -10,6 +10,8 @@
 /* The exit statuses of timeout(1) and env(1). */
 #define LIFETIME_TIMED_OUT 124
 #define LIFETIME_FAILED 125
+/* How long a tree has to end after SIGTERM, before SIGKILL. */
+#define LIFETIME_GRACE_NS (2 * 1000000000LL)
 /* The signal sbxrun gets when its caller ends (--die-with-parent). */
 #define LIFETIME_PARENT_GONE (SIGRTMIN + 1)
 
@@ -22,6 +24,8 @@ struct lifetime {
 /* A duration as timeout(1) writes it: a number of seconds, a fraction
  * too, with s, m, h or d after it: 0 with *ns, or -1. */
 int lifetime_duration(const char *arg, long long *ns);
+/* CLOCK_MONOTONIC, in nanoseconds: the clock of every deadline here. */
+long long lifetime_now_ns(void);
 /* Makes sbxrun the subreaper of what it starts: 0, or the errno where it
  * cannot be (qemu-user refuses it): then what the command leaves running
  * is found only while its chain of parents holds. */

@@ -718,8 +718,7 @@ static inline int sbx_pidfd_spawnp(int *pidfd, const char *file,
                                    const posix_spawnattr_t *attrp, const sbx_scopeattr_t *scope,
                                    char *const argv[], char *const envp[])
 {
-	(void)pidfd, (void)file, (void)file_actions, (void)attrp, (void)scope, (void)argv, (void)envp;
-	return ENOSYS;
+	return sbx_pidfd_spawn(pidfd, file, file_actions, attrp, scope, argv, envp);
 }
 static inline int sbx_execve(const char *path, const sbx_scopeattr_t *scope, char *const argv[],
                              char *const envp[])
