@@ -210,6 +210,20 @@ START_TEST(test_sbxrun_signals)
 	ck_assert_int_eq(kill(pid, SIGTERM), 0);
 	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(9));
 	close(fd);
+	/* A signal whose default ends a process (SIGALRM here) ends sbxrun
+	 * only after its tree: passed on, not sbxrun's death alone, which
+	 * would leave what the command started running (the command itself
+	 * would end by its parent-death signal). */
+	unlink(ready);
+	snprintf(cmd, sizeof(cmd), "sleep 300 & echo $! > %s.new; mv %s.new %s; wait", ready, ready,
+	         ready);
+	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
+	ck_assert_int_ge(fd = pidfd_from(ready), 0);
+	ck_assert_int_eq(kill(pid, SIGALRM), 0);
+	status = wait_status(pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM, "status %#x", status);
+	ck_assert_msg(ended_within(fd, 60000), "the command's tree outlived sbxrun");
+	close(fd);
 	rm_rf(dir);
 	free(dir);
 }
