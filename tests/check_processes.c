@@ -63,11 +63,8 @@ static void teardown(void)
  * installed (an emulator), there is nothing to show. */
 #define REQUIRE_FILTERS()                                                                   \
 	do {                                                                                \
-		if (!(syscall(SYS_seccomp, 1, 0, NULL) < 0 && errno == EFAULT)) {         \
-			say_skip("SKIP %s: no seccomp filter can be installed here "       \
-			        "(%s)\n", __func__, emulated() ? "qemu-user" : strerror(errno)); \
+		if (!filters_here(__func__))                                                \
 			return;                                                             \
-		}                                                                           \
 	} while (0)
 
 /* The last line the act printed: its verdict; *out keeps all of it. */

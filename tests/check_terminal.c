@@ -140,23 +140,6 @@ static void scope_free(sbx_scopeattr_t *s, char *dir)
 	free(dir);
 }
 
-/* Whether a filter can be installed here, as the library asks (filters
- * known for x86_64 and aarch64; a kernel that reads one from NULL says
- * EFAULT); where not, the terminal stays open, with a warning, and the
- * test says SKIP (an emulator). */
-static bool filters_here(const char *test)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL) < 0 && errno == EFAULT)
-		return true;
-	say_skip("SKIP %s: no seccomp filter can be installed here (%s)\n", test,
-	        strerror(errno));
-#else
-	say_skip("SKIP %s: no filter is known for this architecture\n", test);
-#endif
-	return false;
-}
-
 /* Whether the i386 entry is served here: where it is not, the helper
  * dies of a signal, and that part of a test is skipped. */
 static bool i386_served(const char *verdict, const char *test)

@@ -210,11 +210,24 @@ START_TEST(test_sbxrun_signals)
 	ck_assert_int_eq(kill(pid, SIGTERM), 0);
 	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(9));
 	close(fd);
-	/* A signal whose default ends a process (SIGALRM here) ends sbxrun
-	 * only after its tree: passed on, not sbxrun's death alone, which
-	 * would leave what the command started running (the command itself
-	 * would end by its parent-death signal). */
-	unlink(ready);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* A signal whose default ends a process (SIGALRM here) ends sbxrun only
+ * after its tree: passed on, not sbxrun's death alone, which would leave
+ * what the command started running (the command itself would end by its
+ * parent-death signal).  The tree is found as its subreaper. */
+START_TEST(test_sbxrun_signal_ends_tree)
+{
+	char *dir, ready[4096], cmd[9000];
+	int status, fd;
+	pid_t pid;
+
+	REQUIRE_SUBREAPER();
+	dir = make_tmpdir();
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	snprintf(cmd, sizeof(cmd), "sleep 300 & echo $! > %s.new; mv %s.new %s; wait", ready, ready,
 	         ready);
 	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
@@ -399,6 +412,7 @@ Suite *suite_tree(void)
 	tcase_add_test(tc, test_sbxrun_ends_tree);
 	tcase_add_test(tc, test_sbxrun_timeout);
 	tcase_add_test(tc, test_sbxrun_signals);
+	tcase_add_test(tc, test_sbxrun_signal_ends_tree);
 	tcase_add_test(tc, test_sbxrun_die_with_parent);
 	tcase_add_test(tc, test_sbxrun_outlivers);
 	tcase_add_test(tc, test_sbxrun_killed);

@@ -293,6 +293,19 @@ const char *no_landlock_why(void)
 	return "this kernel has no Landlock";
 }
 
+bool filters_here(const char *test)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL) < 0 && errno == EFAULT)
+		return true;
+	say_skip("SKIP %s: no seccomp filter can be installed here (%s)\n", test,
+	         emulated() ? "qemu-user" : strerror(errno));
+#else
+	say_skip("SKIP %s: no filter is known for this architecture\n", test);
+#endif
+	return false;
+}
+
 void seccomp_fail_(long nr, int err, const char *test)
 {
 	struct sock_filter filter[] = {

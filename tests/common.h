@@ -136,6 +136,10 @@ void show_proc(void);
  * test ends there, with a SKIP line. */
 #define seccomp_fail(nr, err) seccomp_fail_(nr, err, __func__)
 void seccomp_fail_(long nr, int err, const char *test);
+/* Whether a seccomp filter can be installed here, as the library asks
+ * (filters known for x86_64 and aarch64; a kernel that reads one from NULL
+ * says EFAULT); where not (an emulator), a SKIP line for test says why. */
+bool filters_here(const char *test);
 
 int prctl_no_new_privs(void);
 /* The runner's mutation (tests/runner.c): system call nr returns 0 and does
