@@ -110,10 +110,27 @@ static int next_signal(const sigset_t *set, long long deadline, siginfo_t *si)
 	}
 }
 
-/* Sends sig to every process that descends from sbxrun: how many. */
-static unsigned signal_tree(int sig)
+/* Sends sig to the n processes of fds (SIGCONT too after SIGTERM, for a
+ * stopped one to act on it), and closes them. */
+static void signal_held(int *fds, size_t n, int sig)
 {
-	unsigned n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) == 0 && sig == SIGTERM)
+			syscall(SYS_pidfd_send_signal, fds[i], SIGCONT, NULL, 0);
+		close(fds[i]);
+	}
+}
+
+/* Sends sig to every process that descends from sbxrun.  A pass finds
+ * its processes before it signals them, in batches of HELD: a parent
+ * killed first would hand its children to init, out of reach where
+ * sbxrun cannot be their subreaper (qemu-user); the bound keeps the
+ * descriptors /proc is read with free. */
+#define HELD 256
+static void signal_tree(int sig)
+{
+	int fds[HELD];
+	size_t n = 0;
 	struct dirent *e;
 	DIR *proc = opendir("/proc");
 
@@ -125,16 +142,19 @@ static unsigned signal_tree(int sig)
 			continue;
 		/* Whatever its state: "Z" is also a process whose first
 		 * thread ended while others run. */
-		if (procs_descends(pid) == 1 && syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0) {
-			if (sig == SIGTERM)
-				syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
-			n++;
+		if (procs_descends(pid) != 1) {
+			close(fd);
+			continue;
 		}
-		close(fd);
+		fds[n++] = fd;
+		if (n == HELD) {
+			signal_held(fds, n, sig);
+			n = 0;
+		}
 	}
+	signal_held(fds, n, sig);
 	if (proc)
 		closedir(proc);
-	return n;
 }
 
 /* The command, and its wait status once it has ended. */
