@@ -24,7 +24,7 @@
  * with no link.  A link made to a denied file lands in some directory: in
  * an expanded one it is a new entry, judged (and refused, having two
  * links) when that directory is listed again; in a granted one it is the
- * limit the README states for hard links made before a spawn.  So a hit
+ * limit sbxspawn-limits(7) states for hard links made before a spawn.  So a hit
  * costs one statx per visited directory, whatever the number of files
  * granted, and an unlinked grant one open_by_handle_at(2) more.
  */

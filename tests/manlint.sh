@@ -67,6 +67,16 @@ for page in $pages; do
 	esac
 done
 
+# The README and HACKING.md send readers to pages: each is here.
+for doc in README.md HACKING.md; do
+	for ref in $(grep -oE '\bsbx[a-z0-9_-]*\([1-9]\)' "$top_srcdir/$doc" | sort -u); do
+		page=${ref%(*}
+		sect=${ref#*(}
+		sect=${sect%)}
+		[ -f "$man/man$sect/$page.$sect" ] || warn "$doc refers to $ref, which is not here"
+	done
+done
+
 if ! command -v groff >/dev/null 2>&1; then
 	echo "manlint: SKIP formatting checks, no groff (Debian: groff-base)"
 	[ "$warnings" -eq 0 ] || exit 1
