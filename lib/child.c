@@ -344,16 +344,6 @@ CHILD static void put_error(struct line *l, int err, const char *call, bool land
 	put_num(l, err);
 }
 
-/* Landlock's own steps (and no_new_privs, which it needs) are a refused
- * ruleset; the ids, capabilities and filter, a confinement that could not
- * be applied. */
-CHILD const char *sbx__refused_by(const char *call)
-{
-	return !strncmp(call, "landlock", 8) || !strncmp(call, "prctl(PR_SET_NO", 15)
-	               ? SBX_REFUSED_LANDLOCK
-	               : SBX_REFUSED_APPLY;
-}
-
 /* One line on fd 2, which is where the caller's file actions put it:
  * "sbxspawn: PROGRAM: not run: WHAT: CALL: WHY". */
 CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int err)

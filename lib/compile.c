@@ -349,6 +349,44 @@ static int run(struct compiler *cc)
 	return 0;
 }
 
+/* Everything a compile made: its descriptors, its watches and covers, its
+ * lists.  The compile's own undoing, and the end of every kept ruleset. */
+void sbx__ruleset_release(struct sbx_ruleset *rs)
+{
+	if (rs->once) {
+		/* Never kept (compile.c), so never lost: ours to close. */
+		if (rs->fd >= 0)
+			close(rs->fd);
+		if (rs->mounts_fd >= 0)
+			close(rs->mounts_fd);
+	} else {
+		sbx__fds_close(rs->fd, &rs->fd_lost);
+		sbx__fds_close(rs->mounts_fd, &rs->mounts_lost);
+	}
+	sbx__notify_release(rs);
+	sbx__hide_release(rs);
+	for (unsigned i = 0; i < rs->ndropped; i++)
+		free(rs->dropped[i]);
+	free(rs->dropped);
+	free(rs->unapplied);
+	rs->unapplied = NULL;
+	rs->nunapplied = 0;
+	for (size_t i = 0; i < rs->ndirs; i++) {
+		free(rs->dirs[i].path);
+		free(rs->dirs[i].because);
+		sbx__listing_free(&rs->dirs[i].kept);
+	}
+	free(rs->dirs);
+	rs->filter = NULL; /* the process's: kept (seccomp.c) */
+	free(rs->refused_text);
+	rs->refused_text = NULL;
+	rs->fd = rs->mounts_fd = rs->notify_fd = -1;
+	rs->dropped = NULL;
+	rs->ndropped = 0;
+	rs->dirs = NULL;
+	rs->ndirs = rs->dirs_cap = 0;
+}
+
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out)
 {
 	int kernel_abi = sbx__landlock_abi();

@@ -15,12 +15,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
 #include "internal.h"
-#include "lib/child.h"
+#include "lib/confine.h"
 
 /* The permitted capabilities made effective, for the drops below need
  * CAP_SETPCAP: a caller with real uid 0 and another effective uid holds
@@ -220,4 +221,14 @@ struct confinement sbx__confinement(const struct sbx_scope *scope, const struct 
 		cf.hiding = (struct hiding){ rs->covers, rs->ncovers, (const char *const *)rs->pins,
 		                             rs->npins };
 	return cf;
+}
+
+/* Landlock's own steps (and no_new_privs, which it needs) are a refused
+ * ruleset; the ids, capabilities and filter, a confinement that could not
+ * be applied. */
+CHILD const char *sbx__refused_by(const char *call)
+{
+	return !strncmp(call, "landlock", 8) || !strncmp(call, "prctl(PR_SET_NO", 15)
+	               ? SBX_REFUSED_LANDLOCK
+	               : SBX_REFUSED_APPLY;
 }

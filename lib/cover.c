@@ -33,7 +33,7 @@
 #include "compat/kernel.h"
 #include "compat/statx.h"
 #include "internal.h"
-#include "lib/child.h"
+#include "lib/confine.h"
 
 #define CAP_BIT_SYS_ADMIN 21
 

@@ -32,7 +32,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
-#include "lib/child.h"
+#include "lib/confine.h"
 
 SBX__WITH_FORK_HANDLERS;
 

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "lib/child.h"
+#include "lib/confine.h"
 
 /* Whether path lies in a hidden denial (or is one). */
 static bool inside(const struct sbx_ruleset *rs, const char *path)

@@ -41,7 +41,7 @@
 
 #include "compat/statx.h"
 #include "internal.h"
-#include "lib/child.h"
+#include "lib/confine.h"
 #include "lib/compiler.h"
 
 /* What a child of this process met making the namespace: 0 nothing yet,

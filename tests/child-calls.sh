@@ -8,7 +8,7 @@
 # lock for SIGABRT that fork(2) in another thread holds: the reason for this
 # check.)
 #
-# That code is every function marked CHILD (lib/child.h), which the
+# That code is every function marked CHILD (lib/confine.h), which the
 # compiler puts in the section .text.sbx_child of whichever object holds it
 # (the PATH search in exec.c, a check in fds.c, child.c and confine.c).
 # What that section refers to, in every object of the library, must be:

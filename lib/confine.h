@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* What confines a process (confine.c), the denials its namespace covers
+ * (cover.c), and the primitives of code that runs between clone and exec:
+ * shared by the spawn engine's child (child.c) and sbx_execve (exec.c). */
+#ifndef SBX_CONFINE_H
+#define SBX_CONFINE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "lib/internal.h"
+
+/* What runs in the child between clone and exec, in a section of its own:
+ * tests/child-calls.sh reads what that section calls, whichever object it
+ * lies in, and holds it to lock-free, allocation-free calls.  Its exits run
+ * on the child's own stack, which an address sanitizer (when the library
+ * is built with one) cannot tell from an overflow. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHILD __attribute__((section(".text.sbx_child"), no_sanitize_address))
+#else
+#define CHILD __attribute__((section(".text.sbx_child")))
+#endif
+
+/* A raw system call: the result, or -errno. */
+CHILD static inline long sys(long nr, long a, long b, long c, long d)
+{
+	long r = syscall(nr, a, b, c, d);
+
+	return r == -1 ? -errno : r;
+}
+
+CHILD static inline long sys5(long nr, long a, long b, long c, long d, long e)
+{
+	long r = syscall(nr, a, b, c, d, e);
+
+	return r == -1 ? -errno : r;
+}
+
+/* The denials a child hides (hide.c chooses them, cover.c covers them):
+ * each covered, where it is still the inode the compile found, by an
+ * empty read-only mount in a mount namespace of the child's own; and the
+ * directories above them that are no mount point yet made one (pins), so
+ * that none can be renamed, highest first. */
+struct hiding {
+	const struct cover *covers; /* NULL: the child makes no namespace */
+	size_t ncovers;
+	const char *const *pins;
+	size_t npins;
+};
+
+/* What confines a process, in the order it is applied (confine.c): the
+ * control group, the resource limits, no new privileges, the ids, the capabilities, the
+ * Landlock domain, the seccomp filter.  Everything is optional; nothing at all leaves the process as it
+ * is. */
+struct confinement {
+	int cgroup_fd;                    /* the cgroup v2 directory to join first; -1: none */
+	const struct sbx_rlimit64 *rlimits; /* the scope's, by resource */
+	unsigned rlimits_set;             /* which of them to set, first of all */
+	int ruleset_fd;                   /* -1: none */
+	unsigned restrict_flags;          /* landlock_restrict_self()'s */
+	const struct sock_fprog *filter;  /* NULL: none */
+	struct hiding hiding;             /* covers: NULL for none */
+	bool set_ids;
+	uid_t uid;
+	gid_t gid;
+	bool drop_caps;
+};
+
+/* Before the file actions: the namespace, a user namespace too (mapping
+ * the caller's own ids) where the child lacks CAP_SYS_ADMIN, every mount
+ * in it made private.  0, or the errno with *call naming the step: then
+ * the child is as it was but for its namespaces, and nothing is hidden. */
+int sbx__hide_enter(bool *user, const char **call);
+/* After the file actions: the covers and pins, then the check that what
+ * the child holds from before (its working directory, every descriptor
+ * it keeps open but ours) crosses a cover on its way to each denial.
+ * ESTALE: a denial is not what the compile found; EXDEV: something held
+ * reaches a denial past its cover. */
+int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
+                    const char **call);
+
+/* Joins the cgroup v2 directory dirfd (confine.c): 0, or the errno with
+ * *call naming the step. */
+int sbx__join_cgroup(int dirfd, const char **call);
+/* What the scope and its compiled ruleset ask of a process (confine.c):
+ * its covers too, but for a ruleset that is refused. */
+struct confinement sbx__confinement(const struct sbx_scope *scope, const struct sbx_ruleset *rs);
+/* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
+ * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
+ * with *call naming the step that failed. */
+int sbx__confine(const struct confinement *cf, const char **call);
+
+#endif /* SBX_CONFINE_H */
