@@ -35,7 +35,20 @@
 #include "tools/denials.h"
 #include "tools/lifetime.h"
 #endif
-#include "tools/sbxrun.h"
+#include "tools/about.h"
+#include "tools/said.h"
+
+const struct control_option sbxrun_controls[] = {
+	{ "no-tcp-bind", SBX_SCOPE_NO_TCP_BIND, 4 },
+	{ "no-tcp-connect", SBX_SCOPE_NO_TCP_CONNECT, 4 },
+	{ "no-abstract-unix", SBX_SCOPE_NO_ABSTRACT_UNIX, 6 },
+	{ "no-signal", SBX_SCOPE_NO_SIGNAL, 6 },
+	{ "no-unix-connect", SBX_SCOPE_NO_UNIX_CONNECT, 9 },
+	{ "no-io-uring", SBX_SCOPE_NO_IO_URING, 0 },
+	{ "no-network", SBX_SCOPE_NO_NETWORK, 0 },
+	{ "strict", SBX_SCOPE_STRICT, -1 },
+};
+const size_t sbxrun_ncontrols = sizeof(sbxrun_controls) / sizeof(sbxrun_controls[0]);
 
 const char sbxrun_usage[] =
 	"Usage: sbxrun [OPTIONS] [--] COMMAND [ARG]...\n"

@@ -35,19 +35,9 @@
 #include "tools/denials.h"
 #include "tools/lifetime.h"
 #endif
-#include "tools/sbxrun.h"
-
-const struct control_option sbxrun_controls[] = {
-	{ "no-tcp-bind", SBX_SCOPE_NO_TCP_BIND, 4 },
-	{ "no-tcp-connect", SBX_SCOPE_NO_TCP_CONNECT, 4 },
-	{ "no-abstract-unix", SBX_SCOPE_NO_ABSTRACT_UNIX, 6 },
-	{ "no-signal", SBX_SCOPE_NO_SIGNAL, 6 },
-	{ "no-unix-connect", SBX_SCOPE_NO_UNIX_CONNECT, 9 },
-	{ "no-io-uring", SBX_SCOPE_NO_IO_URING, 0 },
-	{ "no-network", SBX_SCOPE_NO_NETWORK, 0 },
-	{ "strict", SBX_SCOPE_STRICT, -1 },
-};
-const size_t sbxrun_ncontrols = sizeof(sbxrun_controls) / sizeof(sbxrun_controls[0]);
+#include "tools/about.h"
+#include "tools/options.h"
+#include "tools/said.h"
 
 static int flag_named(const char *option)
 {
@@ -65,12 +55,28 @@ static unsigned parse_port(const char *arg)
 	errno = 0;
 	port = strtol(arg, &end, 10);
 	if (errno || *end || !*arg || port < 0 || port > 65535)
-		fail("a TCP port is a number from 0 to 65535, not '%s'", arg);
+		sbxrun_fail("a TCP port is a number from 0 to 65535, not '%s'", arg);
 	return (unsigned)port;
 }
 
 
-int add_flags(sbx_scopeattr_t *scope, int flags)
+/* The scope's logger: what a user of sbxrun must read. */
+static void logger(const sbx_event_t *ev, void *arg)
+{
+	const struct settings *set = arg;
+
+	/* What the library's default logger prints, and the privilege notice
+	 * too: a user of sbxrun can act on it (--uid, --drop-caps).  Not an
+	 * item that could not be added: sbxrun says that itself, naming the
+	 * option (--tmpdir DIR: ...). */
+	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
+	    ev->kind == SBX_EVENT_LIST ||
+	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
+		return;
+	sbxrun_print_said(stderr, "sbxrun: ", ev->message);
+}
+
+int sbxrun_add_flags(sbx_scopeattr_t *scope, int flags)
 {
 	int have;
 
@@ -105,7 +111,7 @@ static void said_absent(struct settings *set)
 {
 	for (int i = 0; i < set->nabsent; i++) {
 		if (!set->quiet && set->absent[i])
-			say("--deny %s: not there (mistyped?): the command can neither reach nor make it",
+			sbxrun_say("--deny %s: not there (mistyped?): the command can neither reach nor make it",
 			    set->absent[i]);
 		free(set->absent[i]);
 	}
@@ -125,7 +131,7 @@ static const char *path_of(const char *name, const char *arg)
 	const char *path = tilde_expand(arg, expanded, sizeof(expanded), why, sizeof(why));
 
 	if (!path)
-		fail("--%s %s: %s", name, arg, why);
+		sbxrun_fail("--%s %s: %s", name, arg, why);
 	return path;
 }
 
@@ -152,7 +158,7 @@ static int add_readonly(struct settings *set, const char *name, const char *arg)
 static int set_require(struct settings *set, const char *name, const char *arg)
 {
 	set->require = true;
-	return add_flags(&set->scope, SBX_SCOPE_REQUIRE);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_REQUIRE);
 }
 
 static int set_abi(struct settings *set, const char *name, const char *arg)
@@ -163,7 +169,7 @@ static int set_abi(struct settings *set, const char *name, const char *arg)
 	errno = 0;
 	n = strtol(arg, &end, 10);
 	if (errno || *end || n < 1 || n > 9)
-		fail("--abi takes a Landlock ABI from 1 to 9, not '%s'", arg);
+		sbxrun_fail("--abi takes a Landlock ABI from 1 to 9, not '%s'", arg);
 	return sbx_scopeattr_setabi(&set->scope, (int)n);
 }
 
@@ -187,13 +193,13 @@ static int set_explain(struct settings *set, const char *name, const char *arg)
 
 static int log_denials(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
 }
 
 static int set_report(struct settings *set, const char *name, const char *arg)
 {
 	set->report = true;
-	return add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_LOG_DENIALS);
 }
 
 static int show_help(struct settings *set, const char *name, const char *arg)
@@ -229,13 +235,13 @@ static int set_lifetime(struct settings *set, const char *name, const char *arg)
 	else if (!strcmp(name, "die-with-parent"))
 		set->die_with_parent = true;
 	else if (lifetime_duration(arg, &set->timeout_ns))
-		fail("--timeout %s: a duration is a number of seconds (a fraction too), with s, m, "
+		sbxrun_fail("--timeout %s: a duration is a number of seconds (a fraction too), with s, m, "
 		     "h or d after it for another unit", arg);
 	return 0;
 #else
 	(void)set;
 	(void)arg;
-	fail("--%s: not in this build (portable): sbxrun becomes the command here, and the "
+	sbxrun_fail("--%s: not in this build (portable): sbxrun becomes the command here, and the "
 	     "tree is left", name);
 #endif
 }
@@ -248,7 +254,7 @@ static int set_rlimit(struct settings *set, const char *name, const char *arg)
 	int resource;
 
 	if (rlimit_parse(arg, &resource, &limit, why, sizeof(why)))
-		fail("--%s %s: %s", name, arg, why);
+		sbxrun_fail("--%s %s: %s", name, arg, why);
 	return sbx_scopeattr_setrlimit(&set->scope, resource, &limit);
 }
 
@@ -258,7 +264,7 @@ static int set_cgroup(struct settings *set, const char *name, const char *arg)
 	int fd = open(path_of(name, arg), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		fail("--%s %s: %s", name, arg, strerror(errno));
+		sbxrun_fail("--%s %s: %s", name, arg, strerror(errno));
 	return sbx_scopeattr_setcgroup(&set->scope, fd);
 }
 
@@ -292,7 +298,7 @@ static int set_uid(struct settings *set, const char *name, const char *arg)
 
 	errno = 0;
 	if (!pw && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (uid_t)-1))
-		fail("--uid takes a user name or number, not '%s'", arg);
+		sbxrun_fail("--uid takes a user name or number, not '%s'", arg);
 	if (!pw)
 		pw = getpwuid((uid_t)n);
 	set->uid = pw ? pw->pw_uid : (uid_t)n;
@@ -312,7 +318,7 @@ static int set_gid(struct settings *set, const char *name, const char *arg)
 
 	errno = 0;
 	if (!gr && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (gid_t)-1))
-		fail("--gid takes a group name or number, not '%s'", arg);
+		sbxrun_fail("--gid takes a group name or number, not '%s'", arg);
 	set->gid = gr ? gr->gr_gid : (gid_t)n;
 	set->gid_set = true;
 	return 0;
@@ -320,12 +326,12 @@ static int set_gid(struct settings *set, const char *name, const char *arg)
 
 static int drop_caps(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, SBX_SCOPE_DROP_CAPS);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_DROP_CAPS);
 }
 
 static int set_listable(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, SBX_SCOPE_LISTABLE);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_LISTABLE);
 }
 
 /* How denials are made: one way, the other refused (sbx_scopeattr_setflags
@@ -336,19 +342,19 @@ static int set_way(struct settings *set, const char *name, const char *arg)
 
 	sbx_scopeattr_getflags(&set->scope, &flags);
 	if (flags & (SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND) & ~want)
-		fail("--hide and --expand ask for opposite ways: give one");
-	return add_flags(&set->scope, want);
+		sbxrun_fail("--hide and --expand ask for opposite ways: give one");
+	return sbxrun_add_flags(&set->scope, want);
 }
 
 /* What every command is refused unless asked: kept. */
 static int keep_keyrings(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, SBX_SCOPE_SHARE_KEYRINGS);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_SHARE_KEYRINGS);
 }
 
 static int keep_processes(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, SBX_SCOPE_TUNE_PROCESSES);
+	return sbxrun_add_flags(&set->scope, SBX_SCOPE_TUNE_PROCESSES);
 }
 
 /* A directory for the command's temporary files, where a denial under
@@ -377,7 +383,7 @@ static int read_env(struct settings *set, const char *name, const char *arg)
 /* The flags of sbxrun_controls, each its own option. */
 static int set_control(struct settings *set, const char *name, const char *arg)
 {
-	return add_flags(&set->scope, flag_named(name));
+	return sbxrun_add_flags(&set->scope, flag_named(name));
 }
 
 static const struct option_spec {
@@ -446,7 +452,7 @@ static _Noreturn void ambiguous(const char *prefix, size_t len)
 		if (has_prefix(&options[i], prefix, len))
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s--%s",
 			                         used ? ", " : "", options[i].name);
-	fail("option '--%.*s' is ambiguous: %s", (int)len, prefix, names);
+	sbxrun_fail("option '--%.*s' is ambiguous: %s", (int)len, prefix, names);
 }
 
 /* The option that name (len characters, without its "--") means: the one
@@ -467,7 +473,7 @@ static const struct option_spec *find_option(const char *arg, const char *name, 
 	if (candidates > 1)
 		ambiguous(name, len);
 	if (!found)
-		fail("unknown option '%s'", arg);
+		sbxrun_fail("unknown option '%s'", arg);
 	return found;
 }
 
@@ -487,9 +493,9 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 	if (opt->takes_arg == 2) {
 		/* NAME VALUE: two arguments, handed on as one NAME=VALUE */
 		if (eq || i + 1 >= argc || strchr(argv[i], '=') || !*argv[i])
-			fail("--%s takes two arguments, NAME (without '=') and VALUE", opt->name);
+			sbxrun_fail("--%s takes two arguments, NAME (without '=') and VALUE", opt->name);
 		if (!(arg = joined = malloc(strlen(argv[i]) + strlen(argv[i + 1]) + 2)))
-			fail("%s", strerror(ENOMEM));
+			sbxrun_fail("%s", strerror(ENOMEM));
 		strcpy(stpcpy(stpcpy(joined, argv[i]), "="), argv[i + 1]);
 		i += 2;
 	} else if (opt->takes_arg) {
@@ -498,14 +504,14 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 		else if (i < argc)
 			arg = argv[i++];
 		else
-			fail("option '--%s' requires an argument", opt->name);
+			sbxrun_fail("option '--%s' requires an argument", opt->name);
 	} else if (eq) {
-		fail("option '--%s' takes no argument", opt->name);
+		sbxrun_fail("option '--%s' takes no argument", opt->name);
 	}
 	if ((err = opt->handle(set, opt->name, arg)) && arg)
-		fail("--%s %s: %s", opt->name, arg, sbx_strerror(err));
+		sbxrun_fail("--%s %s: %s", opt->name, arg, sbx_strerror(err));
 	if (err)
-		fail("--%s: %s", opt->name, sbx_strerror(err));
+		sbxrun_fail("--%s: %s", opt->name, sbx_strerror(err));
 	free(joined);
 	return i;
 }
@@ -513,12 +519,12 @@ static int parse_option(struct settings *set, int argc, char **argv, int i)
 /* Fills set from the options; returns the index of the command, argc if
  * there is none.  The options end at "--" or at the first operand ("-"
  * is one), so that the command's own options are its own. */
-int parse_options(struct settings *set, int argc, char **argv)
+int sbxrun_parse_options(struct settings *set, int argc, char **argv)
 {
 	int i = 1, err;
 
 	if ((err = sbx_scopeattr_init(&set->scope)))
-		fail("%s", sbx_strerror(err));
+		sbxrun_fail("%s", sbx_strerror(err));
 	sbx_scopeattr_setlogger(&set->scope, logger, set);
 	while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
 		if (!strcmp(argv[i], "--")) {
@@ -526,17 +532,17 @@ int parse_options(struct settings *set, int argc, char **argv)
 			break;
 		}
 		if (argv[i][1] != '-')
-			fail("unknown option '%s'", argv[i]);
+			sbxrun_fail("unknown option '%s'", argv[i]);
 		i = parse_option(set, argc, argv, i);
 	}
 	if (set->gid_set && !set->uid_set)
-		fail("%s", "--gid needs --uid");
+		sbxrun_fail("%s", "--gid needs --uid");
 	if (set->uid_set && !may_change_ids())
-		fail("--uid: running a command as another user needs the capabilities to change "
+		sbxrun_fail("--uid: running a command as another user needs the capabilities to change "
 		     "ids (CAP_SETUID, CAP_SETGID: root), which this uid %lu lacks: run sbxrun as "
 		     "root, or leave --uid out", (unsigned long)getuid());
 	if (set->uid_set && (err = sbx_scopeattr_setids(&set->scope, set->uid, set->gid)))
-		fail("--uid: %s", sbx_strerror(err));
+		sbxrun_fail("--uid: %s", sbx_strerror(err));
 	said_absent(set);
 	return i;
 }

@@ -45,105 +45,9 @@
 
 
 extern char **environ;
-#include "tools/sbxrun.h"
-
-/* One line on stderr, "sbxrun: " and the message, whatever the names in
- * it (a path given to an option, the command): escaped as the library's
- * events are, so that no name makes a second line. */
-static __attribute__((format(printf, 1, 0))) void say_v(const char *fmt, va_list ap)
-{
-	char raw[4096], line[4 * sizeof(raw)];
-
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	sbx__escape(raw, line, sizeof(line));
-	fprintf(stderr, "sbxrun: %s\n", line);
-}
-
-void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say_v(fmt, ap);
-	va_end(ap);
-}
-
-void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say_v(fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try 'sbxrun --help' for more information.\n");
-	exit(EXIT_FAILED);
-}
-
-
-/* The library names its own calls and flags as remedies; the user of this
- * command typed options: each named as the option that does it. */
-static const struct {
-	const char *library, *option;
-} said_as[] = {
-	{ "SBX_SCOPE_STRICT", "--strict" },
-	{ "SBX_SCOPE_REQUIRE", "--require" },
-	{ "SBX_SCOPE_LISTABLE", "--listable" },
-	{ "SBX_SCOPE_DROP_CAPS", "--drop-caps" },
-	{ "SBX_SCOPE_SHARE_KEYRINGS", "--share-keyrings" },
-	{ "SBX_SCOPE_TUNE_PROCESSES", "--tune-processes" },
-	{ "SBX_SCOPE_HIDE", "--hide" },
-	{ "SBX_SCOPE_EXPAND", "--expand" },
-	{ "SBX_SCOPE_LOG_DENIALS", "--log-denials" },
-	{ "sbx_scopeattr_setids(3)", "--uid/--gid" },
-	{ "sbx_scopeattr_setids", "--uid/--gid" },
-	{ "sbx_scopeattr_settmpdir(3)", "--tmpdir DIR" },
-	{ "sbx_scopeattr_explain(3)", "--explain PATH" },
-};
-
-/* m, with the library's names of calls and flags said as the options that
- * do them, in one line: "sbxrun: ", or another head. */
-void as_options(const char *m, char *line, size_t cap)
-{
-	size_t len = 0;
-
-	while (*m && len < cap - 32) {
-		size_t i, n = sizeof(said_as) / sizeof(said_as[0]);
-
-		for (i = 0; i < n && strncmp(m, said_as[i].library, strlen(said_as[i].library)); i++)
-			;
-		if (i < n) {
-			len += (size_t)snprintf(line + len, cap - len, "%s", said_as[i].option);
-			m += strlen(said_as[i].library);
-		} else {
-			line[len++] = *m++;
-		}
-	}
-	line[len] = '\0';
-}
-
-void print_said(FILE *f, const char *head, const char *m)
-{
-	/* Written whole, in one line: stderr is unbuffered. */
-	char line[20000];
-
-	as_options(m, line, sizeof(line));
-	fprintf(f, "%s%s\n", head, line);
-}
-
-void logger(const sbx_event_t *ev, void *arg)
-{
-	const struct settings *set = arg;
-
-	/* What the library's default logger prints, and the privilege notice
-	 * too: a user of sbxrun can act on it (--uid, --drop-caps).  Not an
-	 * item that could not be added: sbxrun says that itself, naming the
-	 * option (--tmpdir DIR: ...). */
-	if ((!sbx__default_says(ev) && ev->kind != SBX_EVENT_PRIVILEGED) ||
-	    ev->kind == SBX_EVENT_LIST ||
-	    (set->quiet && ev->kind != SBX_EVENT_REFUSED && ev->kind != SBX_EVENT_FAILED))
-		return;
-	print_said(stderr, "sbxrun: ", ev->message);
-}
+#include "tools/about.h"
+#include "tools/options.h"
+#include "tools/said.h"
 
 
 /* ---- main ------------------------------------------------------------------ */
@@ -158,20 +62,20 @@ static int not_run(const sbx_scopeattr_t *scope, const char *program, char **arg
 	if (err == SBX_EREFUSED)
 		return EXIT_FAILED; /* reported already, through the logger */
 	if (err == ENOTSUP) {
-		say("%s: not run: %s has no Landlock and --require was given", argv[0],
+		sbxrun_say("%s: not run: %s has no Landlock and --require was given", argv[0],
 		    SBX_BUILD_LANDLOCK ? "this kernel" : "this build (portable)");
 		return EXIT_FAILED;
 	}
 	/* A scope that could not be compiled is sbxrun's failure; an exec
 	 * that failed is the command's, as env(1) tells them apart. */
 	if (sbx_outcome_get(&outcome) == 0 && outcome.stage != SBX_STAGE_EXEC) {
-		say("%s: not run: the scope could not be compiled: %s", argv[0], sbx_strerror(err));
+		sbxrun_say("%s: not run: the scope could not be compiled: %s", argv[0], sbx_strerror(err));
 		return EXIT_FAILED;
 	}
 	if ((err == EACCES || err == ENOENT) && program && (denial = refusing_denial(scope, program)))
-		say("%s: %s: %s is in the denial %s", argv[0], sbx_strerror(err), program, denial);
+		sbxrun_say("%s: %s: %s is in the denial %s", argv[0], sbx_strerror(err), program, denial);
 	else
-		say("%s: %s", argv[0], sbx_strerror(err));
+		sbxrun_say("%s: %s", argv[0], sbx_strerror(err));
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
@@ -214,7 +118,7 @@ static void guard_tree(const struct settings *set, sbx_scopeattr_t *scope)
 	sbx_scopeattr_getabi(scope, &cap);
 	sbx_scopeattr_isempty(scope, &empty);
 	if (!set->keep_tree && !empty && abi >= 6 && (!cap || cap >= 6))
-		add_flags(scope, SBX_SCOPE_NO_SIGNAL);
+		sbxrun_add_flags(scope, SBX_SCOPE_NO_SIGNAL);
 #else
 	(void)set;
 	(void)scope;
@@ -254,11 +158,11 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 	err = lifetime_run(&l, become, &c, &status, &timed_out);
 
 	if (err == ESRCH && set->die_with_parent) {
-		say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
+		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
 		return EXIT_FAILED;
 	}
 	if (err) {
-		say("%s: not run: fork: %s", argv[0], strerror(err));
+		sbxrun_say("%s: not run: fork: %s", argv[0], strerror(err));
 		return EXIT_FAILED;
 	}
 	return lifetime_exit(status, timed_out);
@@ -276,10 +180,10 @@ static int run_reporting(const struct settings *set, sbx_scopeattr_t *scope, cha
 	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
 	char program[PATH_MAX];
 	bool timed_out = false;
-	int status = 0, err = denials_run(scope, argv, said_line, as_options, &l, &status, &timed_out);
+	int status = 0, err = denials_run(scope, argv, said_line, sbxrun_as_options, &l, &status, &timed_out);
 
 	if (err == ESRCH && set->die_with_parent) {
-		say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
+		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
 		return EXIT_FAILED;
 	}
 	if (err)
@@ -289,7 +193,7 @@ static int run_reporting(const struct settings *set, sbx_scopeattr_t *scope, cha
 	       : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
 	(void)set;
-	say("%s", "no denial report: this build confines nothing (portable)");
+	sbxrun_say("%s", "no denial report: this build confines nothing (portable)");
 	return run(scope, argv);
 #endif
 }
@@ -307,12 +211,12 @@ static int explain(sbx_scopeattr_t *scope, char **paths)
 
 		sbx__escape(*paths, shown, sizeof(shown) - 2);
 		if (err) {
-			say("%s: %s", *paths, sbx_strerror(err));
+			sbxrun_say("%s: %s", *paths, sbx_strerror(err));
 			status = EXIT_FAILED;
 			continue;
 		}
 		strcat(shown, ": ");
-		print_said(stdout, shown, x.message);
+		sbxrun_print_said(stdout, shown, x.message);
 	}
 	return status;
 }
@@ -321,16 +225,16 @@ int main(int argc, char **argv)
 {
 	/* Static: alive until exit, whichever way sbxrun leaves. */
 	static struct settings set;
-	int command = parse_options(&set, argc, argv);
+	int command = sbxrun_parse_options(&set, argc, argv);
 
 	if (set.status)
 		return sbxrun_status(set.require);
 	if (set.explain && command >= argc)
-		fail("%s", "--explain needs a path");
+		sbxrun_fail("%s", "--explain needs a path");
 	if (set.explain)
 		return explain(&set.scope, argv + command);
 	if (command >= argc)
-		fail("%s", "no command given");
+		sbxrun_fail("%s", "no command given");
 	if (set.keep_tree && !set.timeout_ns && !set.die_with_parent && !set.report)
 		return run(&set.scope, argv + command);
 	guard_tree(&set, &set.scope);
