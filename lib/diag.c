@@ -111,6 +111,17 @@ bool sbx__default_says(const sbx_event_t *ev)
 	return !quiet_default;
 }
 
+/* Whether a person reads standard error: a terminal with a type.  A
+ * program reading a pseudo-terminal to test what it prints there has its
+ * TERM empty, unset or "dumb" (no features of a terminal), as have an
+ * editor's buffer and a script's expect session. */
+static bool person_reads(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(STDERR_FILENO) && term && *term && strcmp(term, "dumb") != 0;
+}
+
 SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 {
 	SBX_KEEP_ERRNO;
@@ -119,11 +130,12 @@ SBX_EXPORT void sbx_logger_default(const sbx_event_t *ev, void *arg)
 	if (!sbx__default_says(ev))
 		return;
 	/* Advice about a directory the scope freezes is for a person, at a
-	 * terminal: where standard error is a pipe or a file (a tool's output
-	 * test compares it with a stock build's), it is left out.  Outcomes
-	 * (refusals, failures, dropped grants, Landlock absent) are said
-	 * wherever it goes.  sbx_logger_default(3) says why. */
-	if (ev->kind == SBX_EVENT_FROZEN && !isatty(STDERR_FILENO))
+	 * terminal: where standard error is a pipe or a file, or a terminal
+	 * of no type (a tool's output test drives a pseudo-terminal with TERM
+	 * empty or dumb, and compares what it reads with a stock build's), it
+	 * is left out.  Outcomes (refusals, failures, dropped grants, Landlock
+	 * absent) are said wherever it goes.  sbx_logger_default(3) says why. */
+	if (ev->kind == SBX_EVENT_FROZEN && !person_reads())
 		return;
 	/* One write, so that lines from concurrent spawns do not interleave. */
 	char line[4 * 4096 + 16];

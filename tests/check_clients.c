@@ -125,16 +125,20 @@ END_TEST
 
 /* The default logger prints what the mask lets through, and nothing under
  * mask 0: a child of this test spawns with it, its stderr a terminal (a
- * pseudo-terminal's far end).  The frozen directory is advice for a
- * person: with its stderr a file (as a tool's output test reads it), the
- * same spawn says nothing of it. */
+ * pseudo-terminal's far end) of a type.  The frozen directory is advice
+ * for a person: with its stderr a file, or a terminal whose TERM is empty,
+ * "dumb" or unset (as a tool's output tests drive one), the same spawn
+ * says nothing of it. */
 START_TEST(test_events_mask_default_logger)
 {
 	char *argv[] = { FSOP, "read", t.secret, NULL };
+	/* TERM in each round: a person's, then the same masked, a file, and
+	 * the three terminals no person reads. */
+	const char *terms[] = { "xterm", "xterm", "xterm", "", "dumb", NULL };
 
 	REQUIRE_LANDLOCK();
-	for (int round = 0; round < 3; round++) {
-		bool masked = round == 1, terminal = round < 2;
+	for (int round = 0; round < 6; round++) {
+		bool masked = round == 1, terminal = round != 2, person = round == 0;
 		char path[] = "/tmp/sbxclients.XXXXXX", text[4096] = "";
 		int fd = -1, far = -1, status;
 		ssize_t n, got = 0;
@@ -153,6 +157,8 @@ START_TEST(test_events_mask_default_logger)
 			sbx_scopeattr_t s;
 
 			dup2(far, 2);
+			if (round < 5 ? setenv("TERM", terms[round], 1) : unsetenv("TERM"))
+				_exit(5);
 			if (chdir(t.projects) || sbx_scopeattr_init(&s) ||
 			    sbx_scopeattr_setflags(&s, SBX_SCOPE_EXPAND) ||
 			    sbx_scopeattr_adddeny(&s, t.other) ||
@@ -177,10 +183,12 @@ START_TEST(test_events_mask_default_logger)
 		text[got] = '\0';
 		if (masked)
 			ck_assert_msg(!text[0], "printed under mask 0: %s", text);
-		else if (terminal)
+		else if (person)
 			ck_assert_msg(strstr(text, "is frozen"), "the frozen directory unsaid: %s", text);
 		else
-			ck_assert_msg(!strstr(text, "is frozen"), "advice in a file: %s", text);
+			ck_assert_msg(!strstr(text, "is frozen"), "advice where no person reads (%s, "
+			              "TERM %s): %s", terminal ? "a terminal" : "a file",
+			              round < 5 ? terms[round] : "unset", text);
 	}
 }
 END_TEST
