@@ -161,6 +161,14 @@ START_TEST(test_sbxrun_timeout)
 		                         : (char *[]){ "--", "sh", "-c", cmd, NULL });
 		ck_assert_int_ge(fd = pidfd_from(pidfile), 0);
 		if (timed) {
+			int self = (int)syscall(SYS_pidfd_open, pid, 0);
+
+			/* Ended by the time, not by the tree's own end (sleep
+			 * 300, deaf to SIGTERM): a bound far past the 2 s grace,
+			 * which only a missing SIGKILL round reaches. */
+			ck_assert_int_ge(self, 0);
+			ck_assert_msg(ended_within(self, 60000), "sbxrun outlived its timeout by 60 s");
+			close(self);
 			ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(124));
 			ck_assert(ended(fd));
 		} else {
@@ -207,6 +215,16 @@ START_TEST(test_sbxrun_signals)
 	                           "while :; do sleep 1; done", ready, ready, ready);
 	pid = sbxrun_start((char *[]){ "--", "sh", "-c", cmd, NULL });
 	ck_assert_int_ge(fd = pidfd_from(ready), 0);
+	/* Passed on: the command is sbxrun's child, not sbxrun become it. */
+	{
+		FILE *f = fopen(ready, "r");
+		long command = 0;
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fscanf(f, "%ld", &command), 1);
+		fclose(f);
+		ck_assert_int_ne(command, pid);
+	}
 	ck_assert_int_eq(kill(pid, SIGTERM), 0);
 	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(9));
 	close(fd);
@@ -235,7 +253,7 @@ START_TEST(test_sbxrun_signal_ends_tree)
 	ck_assert_int_eq(kill(pid, SIGALRM), 0);
 	status = wait_status(pid);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM, "status %#x", status);
-	ck_assert_msg(ended_within(fd, 60000), "the command's tree outlived sbxrun");
+	ck_assert_msg(ended(fd), "the command's tree outlived sbxrun");
 	close(fd);
 	rm_rf(dir);
 	free(dir);
