@@ -290,15 +290,24 @@ static int clear_env(struct settings *set, const char *name, const char *arg)
 	return sbx_scopeattr_addenv(&set->scope, SBX_ENV_CLEAR, NULL);
 }
 
-static int set_uid(struct settings *set, const char *name, const char *arg)
+/* A number an id option names where no name matched (--uid, --gid). */
+static unsigned long id_number(const char *option, const char *what, const char *arg)
 {
-	struct passwd *pw = getpwnam(arg);
 	char *end;
 	unsigned long n;
 
 	errno = 0;
-	if (!pw && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (uid_t)-1))
-		sbxrun_fail("--uid takes a user name or number, not '%s'", arg);
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || !*arg || n >= (uid_t)-1)
+		sbxrun_fail("%s takes a %s name or number, not '%s'", option, what, arg);
+	return n;
+}
+
+static int set_uid(struct settings *set, const char *name, const char *arg)
+{
+	struct passwd *pw = getpwnam(arg);
+	unsigned long n = pw ? 0 : id_number("--uid", "user", arg);
+
 	if (!pw)
 		pw = getpwuid((uid_t)n);
 	set->uid = pw ? pw->pw_uid : (uid_t)n;
@@ -313,12 +322,8 @@ static int set_uid(struct settings *set, const char *name, const char *arg)
 static int set_gid(struct settings *set, const char *name, const char *arg)
 {
 	struct group *gr = getgrnam(arg);
-	char *end;
-	unsigned long n;
+	unsigned long n = gr ? 0 : id_number("--gid", "group", arg);
 
-	errno = 0;
-	if (!gr && ((n = strtoul(arg, &end, 10)), errno || *end || !*arg || n >= (gid_t)-1))
-		sbxrun_fail("--gid takes a group name or number, not '%s'", arg);
 	set->gid = gr ? gr->gr_gid : (gid_t)n;
 	set->gid_set = true;
 	return 0;
