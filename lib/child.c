@@ -64,6 +64,39 @@ CHILD static bool libc_signal_ignored(int sig)
 #endif
 }
 
+/* The signals the child may catch (a handler of the parent's), from its
+ * own /proc/self/status: its table is a copy of its own since the clone,
+ * so one read tells which of 64 sigaction(2) calls are worth making, and
+ * nothing can change it meanwhile.  Only the caught ones are asked for
+ * then: under an emulator (qemu-user) the kernel shows the emulator's own
+ * handlers, a superset, and the answer comes from asking.  false where it
+ * cannot be read (no /proc, no descriptor free, a line not found). */
+CHILD static bool caught_signals(uint64_t *mask)
+{
+	static const char key[] = "\nSigCgt:";
+	char buf[4096];
+	long fd = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
+	long n = 0, got = 0, digits = 0;
+	const char *p = NULL;
+
+	if (fd < 0)
+		return false;
+	while (got < (long)sizeof(buf) - 1 &&
+	       (n = sys(SYS_read, fd, (long)(buf + got), (long)sizeof(buf) - 1 - got, 0)) > 0)
+		got += n;
+	(void)sys(SYS_close, fd, 0, 0, 0);
+	buf[got] = '\0';
+	for (long i = 0; !p && i + (long)sizeof(key) - 1 <= got; i++)
+		if (!strncmp(buf + i, key, sizeof(key) - 1))
+			p = buf + i + sizeof(key) - 1;
+	for (*mask = 0; p && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (int v; p && (v = *p >= '0' && *p <= '9' ? *p - '0'
+	                      : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1) >= 0; p++, digits++)
+		*mask = *mask << 4 | (uint64_t)v;
+	return n >= 0 && p && digits == 16 && *p == '\n';
+}
+
 /* No handler of the parent may run in the child: it would run on the
  * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
 CHILD static void reset_signals(const struct child *c)
@@ -72,6 +105,8 @@ CHILD static void reset_signals(const struct child *c)
 	 * the layout of every architecture but mips, and the rest is zero. */
 	static const unsigned long dfl[4] = { (unsigned long)SIG_DFL };
 	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
+	uint64_t caught = 0;
+	bool known = _NSIG - 1 <= 64 && caught_signals(&caught);
 
 	for (int sig = 1; sig < _NSIG; sig++) {
 		unsigned long now[4] = { 0 };
@@ -87,8 +122,10 @@ CHILD static void reset_signals(const struct child *c)
 		/* Read from the kernel, not through sigaction(3): musl's takes a
 		 * lock for SIGABRT, which a fork in another thread holds, and a
 		 * child copied at that moment would wait for it forever with
-		 * every signal blocked (a sanitizer's sigaction takes its own). */
-		else if (sys(SYS_rt_sigaction, sig, 0, (long)now, KERNEL_SIGSET_SIZE) == 0 &&
+		 * every signal blocked (a sanitizer's sigaction takes its own).
+		 * A signal the kernel shows uncaught is not asked for. */
+		else if ((!known || (caught >> (sig - 1) & 1)) &&
+		         sys(SYS_rt_sigaction, sig, 0, (long)now, KERNEL_SIGSET_SIZE) == 0 &&
 		         now[0] != (unsigned long)SIG_IGN && now[0] != (unsigned long)SIG_DFL)
 			set = dfl;
 		if (set)
@@ -385,7 +422,8 @@ CHILD static void confine(struct child *c, bool user)
 
 	if (c->refused)
 		child_refuse(c, c->refusal, c->refused);
-	if (c->cf.hiding.covers && (err = sbx__hide_cover(&c->cf.hiding, user, ours, 2, &call)))
+	if (c->cf.hiding.covers &&
+	    (err = sbx__hide_cover(&c->cf.hiding, user, ours, 2, c->fa, false, &call)))
 		child_refuse(c, (struct refusal){ SBX_REFUSED_HIDE, call, hide_why(err) }, err);
 	if ((err = sbx__confine(&c->cf, &call)))
 		child_refuse(c, (struct refusal){ sbx__refused_by(call), call, NULL }, err);
@@ -423,6 +461,14 @@ CHILD int sbx__child_main(void *arg)
 	if (c->cf.hiding.covers && (err = sbx__hide_enter(&user, &call)))
 		child_exit(c, (struct child_result){ .action = -1, .err = err, .again = true,
 		                                     .nohide = true, .refusal = { NULL, call, NULL } },
+		           127);
+	/* What it inherits is looked at here, in its own table, where nothing
+	 * has been done yet that a start with the denials expanded would do
+	 * twice (what the file actions make is looked at after them). */
+	if (c->cf.hiding.covers &&
+	    sbx__hide_inherited(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd }, 2,
+	                        &r) == EXDEV)
+		child_exit(c, (struct child_result){ .action = -1, .held = true, .held_fd = (int)r },
 		           127);
 	/* What the library keeps open is nothing a file action may see, but
 	 * the ruleset this child applies. */

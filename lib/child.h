@@ -32,6 +32,9 @@ struct child_result {
 	bool again;             /* not started: the hidden list was stale */
 	bool nohide;            /* not started: no namespace could be made
 	                         * (err, and refusal.call: the step) */
+	bool held;              /* not started: it inherits held_fd, which
+	                         * reaches a hidden denial past its cover */
+	int held_fd;
 };
 
 /* The record the parent prepares and the child reads (and, with CLONE_VM,

@@ -74,13 +74,21 @@ struct confinement {
  * in it made private.  0, or the errno with *call naming the step: then
  * the child is as it was but for its namespaces, and nothing is hidden. */
 int sbx__hide_enter(bool *user, const char **call);
+/* Before the file actions, in the namespace: whether a descriptor the
+ * child inherits and keeps open past exec (but ours, and those the file
+ * actions close or put another in the place of) reaches a hidden denial
+ * past its cover: EXDEV, with *fd.  Nothing is done yet that a start with
+ * every denial expanded would do twice. */
+int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
+                        size_t nours, long *fd);
 /* After the file actions: the covers and pins, then the check that what
- * the child holds from before (its working directory, every descriptor
- * it keeps open but ours) crosses a cover on its way to each denial.
- * ESTALE: a denial is not what the compile found; EXDEV: something held
- * reaches a denial past its cover. */
+ * the child holds from before crosses a cover on its way to each denial:
+ * its working directory, and every descriptor it keeps open but ours
+ * (every), or those the file actions made (the inherited ones were looked
+ * at before them).  ESTALE: a denial is not what the compile found; EXDEV:
+ * something held reaches a denial past its cover. */
 int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
-                    const char **call);
+                    const sbx_file_actions_t *fa, bool every, const char **call);
 
 /* Joins the cgroup v2 directory dirfd (confine.c): 0, or the errno with
  * *call naming the step. */

@@ -267,18 +267,22 @@ CHILD static void strip_path(char *p, long len)
 		memmove(p, p + ul, strlen(p + ul) + 1);
 }
 
-/* Descriptor fd, if it stays open past exec. */
-CHILD static bool fd_reaches(const struct hiding *h, long fd)
+/* Descriptor fd, if it stays open past exec: its link read by its name in
+ * the open /proc/self/fd (dir; a third of the cost of the whole path), or
+ * where no descriptor was left for that, by the whole path (dir -1). */
+CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd)
 {
 	char link[32], path[PATH_MAX + 16];
 	struct statx sx;
-	long len;
+	long len, at = dir, skip = 14;
 
 	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
 		return false; /* close-on-exec, or not open */
 	memcpy(link, "/proc/self/fd/", 14);
 	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
-	len = sys(SYS_readlinkat, AT_FDCWD, (long)link, (long)path, PATH_MAX);
+	if (dir < 0)
+		at = AT_FDCWD, skip = 0;
+	len = sys(SYS_readlinkat, at, (long)(link + skip), (long)path, PATH_MAX);
 	if (len <= 0 || path[0] != '/')
 		return false; /* a pipe, a socket: no path */
 	strip_path(path, len);
@@ -286,21 +290,75 @@ CHILD static bool fd_reaches(const struct hiding *h, long fd)
 	                    statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode));
 }
 
-/* Every descriptor left open past exec (but ours), as /proc/self/fd lists
- * them; where no descriptor is left to list them with, each number below
- * the limit. */
-CHILD static int check_fds(const struct hiding *h, const int *ours, size_t nours)
+/* Whether the file actions take descriptor fd's place: close it, or make
+ * another with its number (what a dup2 or an open leaves there is theirs,
+ * looked at after them). */
+CHILD static bool replaced(const sbx_file_actions_t *fa, long fd)
+{
+	for (int i = 0; fa && i < fa->__used; i++) {
+		const struct sbx_file_action *a = &fa->__actions[i];
+
+		if (a->kind == SBX_FA_CLOSEFROM ? fd >= a->fd
+		                                : (a->kind == SBX_FA_CLOSE || a->kind == SBX_FA_OPEN ||
+		                                   a->kind == SBX_FA_DUP2) && a->fd == fd)
+			return true;
+	}
+	return false;
+}
+
+/* Which descriptors a check looks at: every one; those inherited that the
+ * file actions leave in place; those the file actions made. */
+enum held { HELD_EVERY, HELD_INHERITED, HELD_MADE };
+
+/* Whether descriptor fd is one the check of kind which looks at. */
+CHILD static bool looked_at(const sbx_file_actions_t *fa, enum held which, const int *ours,
+                            size_t nours, long fd)
+{
+	return !is_ours(ours, nours, fd) && (which != HELD_INHERITED || !replaced(fa, fd));
+}
+
+/* The descriptors the file actions made that stay open past exec (but
+ * ours): the first that reaches a hidden denial in *fd, EXDEV. */
+CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
+                            size_t nours, long *fd)
+{
+	long dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	               0);
+	int err = 0;
+
+	for (int i = 0; fa && i < fa->__used && !err; i++) {
+		const struct sbx_file_action *a = &fa->__actions[i];
+
+		if ((a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) &&
+		    !is_ours(ours, nours, a->fd) && fd_reaches(h, dir < 0 ? -1 : dir, a->fd)) {
+			*fd = a->fd;
+			err = EXDEV;
+		}
+	}
+	if (dir >= 0)
+		(void)sys(SYS_close, dir, 0, 0, 0);
+	return err;
+}
+
+/* The descriptors left open past exec that check which looks at, as
+ * /proc/self/fd lists them; where no descriptor is left to list them with,
+ * each number below the limit.  The first that reaches a hidden denial in
+ * *fd, EXDEV. */
+CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa, enum held which,
+                           const int *ours, size_t nours, long *fd)
 {
 	char buf[1024];
 	long dir, n;
 	struct rlimit rl;
 
+	if (which == HELD_MADE)
+		return check_made(h, fa, ours, nours, fd);
 	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (dir == -EMFILE || dir == -ENFILE) {
 		if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0)
 			return (int)-dir;
-		for (long fd = 0; fd < (long)rl.rlim_cur && fd < 65536; fd++)
-			if (!is_ours(ours, nours, fd) && fd_reaches(h, fd))
+		for (*fd = 0; *fd < (long)rl.rlim_cur && *fd < 65536; ++*fd)
+			if (looked_at(fa, which, ours, nours, *fd) && fd_reaches(h, -1, *fd))
 				return EXDEV;
 		return 0;
 	}
@@ -309,15 +367,15 @@ CHILD static int check_fds(const struct hiding *h, const int *ours, size_t nours
 	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof(buf), 0)) > 0) {
 		for (long off = 0; off < n;) {
 			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
-			long fd = 0;
 			const char *p = d->d_name;
 
 			off += d->d_reclen;
 			if (*p < '0' || *p > '9')
 				continue;
-			while (*p >= '0' && *p <= '9')
-				fd = fd * 10 + (*p++ - '0');
-			if (fd != dir && !is_ours(ours, nours, fd) && fd_reaches(h, fd)) {
+			for (*fd = 0; *p >= '0' && *p <= '9'; p++)
+				*fd = *fd * 10 + (*p - '0');
+			if (*fd != dir && looked_at(fa, which, ours, nours, *fd) &&
+			    fd_reaches(h, dir, *fd)) {
 				(void)sys(SYS_close, dir, 0, 0, 0);
 				return EXDEV;
 			}
@@ -327,11 +385,17 @@ CHILD static int check_fds(const struct hiding *h, const int *ours, size_t nours
 	return n < 0 ? (int)-n : 0;
 }
 
+CHILD int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa,
+                              const int *ours, size_t nours, long *fd)
+{
+	return check_fds(h, fa, HELD_INHERITED, ours, nours, fd);
+}
+
 CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
-                          const char **call)
+                          const sbx_file_actions_t *fa, bool every, const char **call)
 {
 	char cwd[PATH_MAX + 16];
-	long r = 0;
+	long r = 0, fd;
 	int err = 0;
 
 	if (user && (err = caps_effective(true, call)))
@@ -362,5 +426,5 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 			return EXDEV;
 	}
 	*call = "/proc/self/fd";
-	return check_fds(h, ours, nours);
+	return check_fds(h, fa, every ? HELD_EVERY : HELD_MADE, ours, nours, &fd);
 }

@@ -87,7 +87,7 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 {
 	char what[PATH_MAX + 64];
 	unsigned was;
-	int err = 0, held = (*rs)->ncovers ? sbx__held_reaches(*rs, NULL, what, sizeof(what)) : 0;
+	int err = 0, held = (*rs)->ncovers ? sbx__held_reaches(*rs, NULL, true, what, sizeof(what)) : 0;
 
 	if (held < 0)
 		return -held;
@@ -129,7 +129,8 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
 		*refusal = rs->refusal;
 		return rs->error;
 	}
-	if (cf.hiding.covers && (err = sbx__hide_cover(&cf.hiding, user, &ours, 1, &refusal->call))) {
+	if (cf.hiding.covers &&
+	    (err = sbx__hide_cover(&cf.hiding, user, &ours, 1, NULL, true, &refusal->call))) {
 		refusal->what = SBX_REFUSED_HIDE;
 		return err;
 	}

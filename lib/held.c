@@ -19,10 +19,16 @@
  * The file actions are followed in order, as the child runs them: closes
  * and closefrom take descriptors away, dup2 copies what its source is, an
  * open or chdir names a path from the working directory at that point.
- * The caller's descriptors are looked at once each: one fcntl(2), and a
- * readlink(2) for those left open past exec.  The child checks the same
- * again after its covers, and refuses where something changed meanwhile
- * (cover.c).
+ *
+ * The caller's whole table is looked at here only where asked (inherited):
+ * by sbx_execve, and by a spawn once a child of this process found it
+ * inherits one that reaches (spawn.c).  Otherwise the child looks at its
+ * own table, the exact one, before its file actions (cover.c): where one
+ * reaches, it exits, and the spawn starts it again with the denials
+ * expanded; one look in all, not two.  Each descriptor costs one fcntl(2),
+ * and a readlink(2) for those left open past exec.  The child checks what
+ * its file actions made again after its covers, and its working
+ * directory, and refuses where something changed meanwhile.
  */
 #include "config.h"
 
@@ -57,15 +63,17 @@ static bool is_dir(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The caller's descriptor fd's path (its link in /proc), " (deleted)" cut. */
-static bool path_of(int fd, char *out)
+/* The caller's descriptor fd's path (its link in /proc), " (deleted)" cut;
+ * read by its name in the open /proc/self/fd where there is one (proc,
+ * else -1: a third of the cost of the whole path). */
+static bool path_of(int proc, int fd, char *out)
 {
 	char link[32];
 	ssize_t n;
 	size_t dl = strlen(" (deleted)");
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, out, PATH_MAX - 1)) <= 0)
+	snprintf(link, sizeof(link), proc < 0 ? "/proc/self/fd/%d" : "%d", fd);
+	if ((n = readlinkat(proc < 0 ? AT_FDCWD : proc, link, out, PATH_MAX - 1)) <= 0)
 		return false;
 	out[n] = '\0';
 	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)"))
@@ -139,7 +147,7 @@ static struct slot *caller_fd(struct walk *w, int fd)
 		return set(w, (struct slot){ .fd = fd, .caller = true }, NULL);
 	return set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = is_dir(fd),
 	                             .cloexec = (flags & FD_CLOEXEC) != 0 },
-	           path_of(fd, path) ? path : NULL);
+	           path_of(-1, fd, path) ? path : NULL);
 }
 
 /* An action's path, from the working directory the child has then. */
@@ -222,7 +230,7 @@ static void caller_fds(struct walk *w)
 			if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dir || fcntl(fd, F_GETFD) != 0)
 				continue;
 			dir_fd = is_dir(fd);
-			if (!path_of(fd, path))
+			if (!path_of(dir, fd, path))
 				path[0] = '\0';
 			if (dir_fd || inside(w->rs, path))
 				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd },
@@ -253,8 +261,17 @@ static bool reaches(struct walk *w, char *what, size_t size)
 	return false;
 }
 
-int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
-                      size_t size)
+void sbx__held_say(int fd, char *what, size_t size)
+{
+	char path[PATH_MAX];
+	bool dir = is_dir(fd);
+
+	snprintf(what, size, "%s %d (%s)", dir ? "the directory descriptor" : "descriptor", fd,
+	         path_of(-1, fd, path) ? path : "no name");
+}
+
+int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
+                      char *what, size_t size)
 {
 	struct walk w = { .rs = rs, .closed_from = INT_MAX };
 	int r;
@@ -263,7 +280,8 @@ int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa
 		return 0;
 	if (!getcwd(w.cwd, sizeof(w.cwd)))
 		strcpy(w.cwd, "."); /* no name: nothing it lies in */
-	caller_fds(&w);
+	if (inherited)
+		caller_fds(&w);
 	for (int i = 0; fa && i < fa->__used && !w.err; i++)
 		step(&w, &fa->__actions[i]);
 	/* Out of memory: no answer, and no child. */

@@ -421,11 +421,14 @@ void sbx__hide_release(struct sbx_ruleset *rs);
 /* Whether a child spawned now, with the file actions fa, would hold from
  * before its namespace something that reaches one of rs's hidden denials
  * past its cover: its working directory in one, a descriptor it inherits
- * in or above one (what names the caller's mounts never meets a cover),
- * one a file action opens or changes into in one: 1, *what saying which;
- * 0; or -ENOMEM. */
-int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa,
-                       char *what, size_t size);
+ * in or above one (what names the caller's mounts never meets a cover;
+ * looked for in the caller's table where inherited), one a file action
+ * opens or changes into in one: 1, *what saying which; 0; or -ENOMEM. */
+int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
+                      char *what, size_t size);
+/* What the caller's descriptor fd is, said in what, as sbx__held_reaches
+ * says it. */
+void sbx__held_say(int fd, char *what, size_t size);
 /* SBX_EVENT_HIDING: rs's hidden denials are expanded for this spawn, for
  * what (said where the scope demands hiding, SBX_SCOPE_HIDE, as its
  * failure; else for the loggers that keep data). */

@@ -195,6 +195,13 @@ static int prepare_again(struct child *c, const struct sbx_scope *scope, bool ex
 	return err;
 }
 
+/* Whether a spawn looks at the caller's descriptors before its clone:
+ * only once a child of this process found one it inherits reaching a
+ * hidden denial (the child looks at its own table, the exact one, and
+ * then the spawn starts it again: so a caller that keeps one open pays
+ * that once, and every other caller never looks twice). */
+static atomic_bool held_seen;
+
 /* The ruleset for a spawn that would hold, from before its namespace,
  * something that reaches a hidden denial (held.c): one that expands every
  * denial; under SBX_SCOPE_HIDE, EINVAL. */
@@ -202,10 +209,15 @@ static int prepare_held(struct child *c, const struct sbx_scope *scope,
                         const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
 {
 	char what[PATH_MAX + 64];
+	bool inherited = atomic_load(&held_seen);
 	int held;
 
-	if (!(*rs)->ncovers || !(held = sbx__held_reaches(*rs, fa, what, sizeof(what))))
+	if (!(*rs)->ncovers ||
+	    !(held = sbx__held_reaches(*rs, fa, inherited, what, sizeof(what)))) {
+		if (inherited && (*rs)->ncovers)
+			atomic_store(&held_seen, false);
 		return 0;
+	}
 	if (held < 0)
 		return -held;
 	sbx__hide_event(scope, *rs, what);
@@ -216,29 +228,50 @@ static int prepare_held(struct child *c, const struct sbx_scope *scope,
 	return prepare_again(c, scope, true, rs);
 }
 
-/* A child that found no namespace for itself: it did nothing, and is
- * started again with every denial expanded; from now on every spawn of
- * this process expands them (SBX_SCOPE_HIDE: EINVAL). */
-static int prepare_refused(struct child *c, const struct sbx_scope *scope,
-                           const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
+/* A child that did nothing, for what says: it is started again with every
+ * denial expanded (under SBX_SCOPE_HIDE, EINVAL); expand: for this spawn
+ * alone (else the scope's compile is stale now, sbx__hide_current, and is
+ * made again, expanded, and kept). */
+static int restart_expanded(struct child *c, const struct sbx_scope *scope,
+                            const sbx_file_actions_t *fa, struct sbx_ruleset **rs, bool expand,
+                            const char *what)
 {
-	char what[128];
 	int err;
 
-	sbx__hide_refused(c->res.err, c->res.refusal.call);
-	snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)",
-	         c->res.refusal.call, strerror(c->res.err));
-	sbx__hide_event(scope, *rs, what);
 	c->res = (struct child_result){ 0 };
+	sbx__hide_event(scope, *rs, what);
 	if (scope->flags & SBX_SCOPE_HIDE)
 		return EINVAL;
 	sbx__scope_put(*rs);
 	*rs = NULL;
-	/* The scope's compile is stale now (sbx__hide_current): made again,
-	 * expanded, and kept. */
-	if (!(err = prepare_again(c, scope, false, rs)))
+	if (!(err = prepare_again(c, scope, expand, rs)))
 		sbx__announce_frozen(scope, *rs, c->envp, fa);
 	return err;
+}
+
+/* A child that inherits a descriptor reaching a hidden denial; the next
+ * spawns look at the caller's table first. */
+static int prepare_inherited(struct child *c, const struct sbx_scope *scope,
+                             const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
+{
+	char what[PATH_MAX + 64];
+
+	atomic_store(&held_seen, true);
+	sbx__held_say(c->res.held_fd, what, sizeof(what));
+	return restart_expanded(c, scope, fa, rs, true, what);
+}
+
+/* A child that found no namespace for itself; from now on every spawn of
+ * this process expands its denials. */
+static int prepare_refused(struct child *c, const struct sbx_scope *scope,
+                           const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
+{
+	char what[128];
+
+	sbx__hide_refused(c->res.err, c->res.refusal.call);
+	snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)",
+	         c->res.refusal.call, strerror(c->res.err));
+	return restart_expanded(c, scope, fa, rs, false, what);
 }
 
 /* The child's stacks: a few are kept for the next spawns, for a new
@@ -312,7 +345,7 @@ static pid_t start_child(struct child *c)
 		c->pidfd_late = true;
 		pid = vm_clone_works(stack + size) ? run_child_vm(c, stack + size) : run_child_fork(c);
 	}
-	if (pid > 0 && c->pidfd_late && !c->res.stage && !c->res.again &&
+	if (pid > 0 && c->pidfd_late && !c->res.stage && !c->res.again && !c->res.held &&
 	    (*c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		err = errno;
 		kill(pid, SIGKILL);
@@ -326,7 +359,7 @@ static pid_t start_child(struct child *c)
 	 * exited: reaped while every signal is blocked, so that a SIGCHLD
 	 * handler of the caller's never reaps it first (its pid free again,
 	 * to be reused before this wait). */
-	if (pid > 0 && (c->res.stage || c->res.again)) {
+	if (pid > 0 && (c->res.stage || c->res.again || c->res.held)) {
 		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
 			;
 		if (c->pidfd) {
@@ -427,8 +460,8 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	while (!(err = start_hiding(&c, &pid)) && pid > 0 && c.res.nohide)
-		if ((err = prepare_refused(&c, scope, fa, &rs)))
+	while (!(err = start_hiding(&c, &pid)) && pid > 0 && (c.res.nohide || c.res.held))
+		if ((err = (c.res.held ? prepare_inherited : prepare_refused)(&c, scope, fa, &rs)))
 			break;
 	if (err)
 		goto out;

@@ -871,5 +871,6 @@ Suite *suite_spawn_edges(void)
 	tcase_add_test(tc, test_compile_short_of_descriptors);
 	tcase_add_test(tc, test_compile_without_room);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tcase_spawn_window());
 	return s;
 }

@@ -51,6 +51,8 @@ Suite *suite_tree(void);
 TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
+/* The spawn-edges suite's signals held between clone and exec (check_window.c). */
+TCase *tcase_spawn_window(void);
 
 /* A SKIP line on stderr, "SKIP TEST[ (PART)]: why", the test named without
  * Check's _fn; counted for the runner's summary (tests/runner.c). */
