@@ -179,6 +179,15 @@ static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs
 		say_restricted(scope, path, roles, bits, rule);
 }
 
+/* Whether the compile froze a directory at all. */
+static bool freezes(const struct sbx_ruleset *rs)
+{
+	for (size_t i = 0; i < rs->ndirs; i++)
+		if (rs->dirs[i].expanded && rs->dirs[i].because)
+			return true;
+	return false;
+}
+
 /* Whether anything can be frozen, read-only or denied at all: else
  * nothing is resolved (a scope that restricts nothing, sbxrun's without
  * options among them, pays nothing here). */
@@ -187,10 +196,7 @@ static bool restricts(const struct sbx_scope *scope, const struct sbx_ruleset *r
 	for (size_t i = 0; i < scope->nrules; i++)
 		if (scope->rules[i].mode != SBX_MODE_ALLOW)
 			return true;
-	for (size_t i = 0; i < rs->ndirs; i++)
-		if (rs->dirs[i].expanded && rs->dirs[i].because)
-			return true;
-	return false;
+	return freezes(rs);
 }
 
 void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
@@ -209,7 +215,10 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 		return;
 	r[0].known = sbx__resolve(tmp && *tmp ? tmp : "/tmp", r[0].path) == 0;
 	r[1].known = child_cwd(fa, r[1].path);
-	r[2].known = home && *home == '/' && sbx__resolve(home, r[2].path) == 0;
+	/* A home directory is said where it is frozen, never where it is
+	 * only restricted: where nothing is frozen (every denial hidden), it
+	 * is not resolved at all. */
+	r[2].known = home && *home == '/' && freezes(rs) && sbx__resolve(home, r[2].path) == 0;
 	for (size_t i = 0; i < n; i++)
 		if (r[i].known && !(atomic_load(&scope->frozen_said) & r[i].bit))
 			announce(scope, rs, r, n, r[i].path);
