@@ -419,6 +419,23 @@ START_TEST(test_said_nothing_of_unapplied_denial)
 }
 END_TEST
 
+/* A scope whose only denial is one the compile does not apply restricts
+ * nothing, and keeps its compile like any other: the line is said once,
+ * not at every spawn (a build tool's DENY=/ said it at every job). */
+START_TEST(test_said_unapplied_denial_once)
+{
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/"), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(spawn_in(&s, t.third, environ), 0);
+	ck_assert_int_eq(seen.count[SBX_EVENT_IGNORED_DENY], 1);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* ---- the caller's words ------------------------------------------------- */
 
 /* An item of a list, a temporary directory, that cannot be added: named in
@@ -525,6 +542,7 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_home_frozen);
 	tcase_add_test(tc, test_said_sbxrun_home);
 	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
+	tcase_add_test(tc, test_said_unapplied_denial_once);
 	tcase_add_test(tc, test_said_labels);
 	tcase_add_test(tc, test_said_sbxrun_option);
 	suite_add_tcase(su, tc);
