@@ -160,6 +160,18 @@ unsigned sbx__events_mute(unsigned kinds)
 	return was;
 }
 
+/* The muted kinds whose text is kept, and where (sbx__events_keep). */
+static _Thread_local unsigned kept_kinds;
+static _Thread_local char *kept_text;
+static _Thread_local size_t kept_size;
+
+void sbx__events_keep(unsigned kinds, char *buf, size_t size)
+{
+	kept_kinds = buf && size ? kinds : 0;
+	kept_text = buf;
+	kept_size = size;
+}
+
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {
@@ -168,6 +180,10 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	bool was = quiet_default;
 	unsigned mute = muted;
 
+	if (kind > 0 && kind < 32 && (muted & kept_kinds & SBX_EVENT_BIT(kind))) {
+		vsnprintf(kept_text, kept_size, fmt, ap);
+		return;
+	}
 	if (!sbx__wants(scope, kind) || (kind > 0 && kind < 32 && (muted & SBX_EVENT_BIT(kind))))
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);

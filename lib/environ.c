@@ -204,14 +204,42 @@ SBX_EXPORT int sbx_env_unset(const char *prefix)
 	return 0;
 }
 
+/* text, the library's names of the switches written as the variables
+ * that set them (SBX_SCOPE_LISTABLE: PREFIX_LISTABLE), and of the
+ * temporary directory's call, into out. */
+static void as_variables(const char *prefix, const char *text, char *out, size_t cap)
+{
+	static const char flag[] = "SBX_SCOPE_", tmpdir[] = "sbx_scopeattr_settmpdir(3)";
+	size_t len = 0, i;
+
+	while (*text && len + PREFIX_MAX + 32 < cap) {
+		for (i = 0; i < NVARS; i++)
+			if (vars[i].flag && !strncmp(text, flag, sizeof(flag) - 1) &&
+			    !strncmp(text + sizeof(flag) - 1, vars[i].suffix, strlen(vars[i].suffix)))
+				break;
+		if (i < NVARS) {
+			len += (size_t)snprintf(out + len, cap - len, "%s_%s", prefix, vars[i].suffix);
+			text += sizeof(flag) - 1 + strlen(vars[i].suffix);
+		} else if (!strncmp(text, tmpdir, sizeof(tmpdir) - 1)) {
+			len += (size_t)snprintf(out + len, cap - len, "%s_TMPDIR", prefix);
+			text += sizeof(tmpdir) - 1;
+		} else {
+			out[len++] = *text++;
+		}
+	}
+	out[len] = '\0';
+}
+
 SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char *restrict prefix,
                                      int *restrict configured)
 {
 	SBX_KEEP_ERRNO;
-	/* Every kind but those of a command that cannot run: a check
-	 * compile says nothing a spawn's compile will say again. */
-	const unsigned quiet = ~(SBX_EVENT_BIT(SBX_EVENT_REFUSED) | SBX_EVENT_BIT(SBX_EVENT_FAILED) |
-	                         SBX_EVENT_BIT(SBX_EVENT_LIST) | SBX_EVENT_BIT(SBX_EVENT_ENV));
+	/* Every kind but a list item's and the variables' own: a check
+	 * compile says nothing a spawn's compile will say again, and why no
+	 * command could run is said in one line, in the variables' words. */
+	const unsigned quiet = ~(SBX_EVENT_BIT(SBX_EVENT_LIST) | SBX_EVENT_BIT(SBX_EVENT_ENV));
+	const unsigned why_kinds = SBX_EVENT_BIT(SBX_EVENT_REFUSED) | SBX_EVENT_BIT(SBX_EVENT_FAILED);
+	char why[4096] = "", shown[8192];
 	int any = 0, err;
 	unsigned was;
 
@@ -231,13 +259,16 @@ SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char
 	 * vanished meanwhile left out). */
 	if (!err && any) {
 		was = sbx__events_mute(quiet);
+		sbx__events_keep(why_kinds, why, sizeof(why));
 		err = sbx_scopeattr_compile(scope);
+		sbx__events_keep(0, NULL, 0);
 		sbx__events_mute(was);
 		sbx__ruleset_forget(scope->__scope);
+		as_variables(prefix, why[0] ? why : sbx_strerror(err), shown, sizeof(shown));
 		if (err)
 			sbx__event(scope->__scope, SBX_EVENT_ENV, err, prefix, NULL,
 			           "%s_*: no command could run under the scope they make: %s", prefix,
-			           sbx_strerror(err));
+			           shown);
 	}
 	/* A command started under the scope, another run of the program, is
 	 * inside it already: it is not to read the variables again. */

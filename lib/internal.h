@@ -455,8 +455,11 @@ bool sbx__wants(const struct sbx_scope *scope, int kind);
 /* The same, for loggers that keep data: the default logger does not print
  * it (sbx__default_says). */
 /* Leaves this thread's events of these kinds (SBX_EVENT_BIT) unsaid until
- * called again; returns the kinds it left unsaid before. */
+ * called again; returns the kinds it left unsaid before.  Those of the
+ * kinds keep (a subset) have their text, unescaped, kept in buf instead
+ * (the last one), until called again; buf may be NULL. */
 unsigned sbx__events_mute(unsigned kinds);
+void sbx__events_keep(unsigned kinds, char *buf, size_t size);
 /* What a compile says of the scope's paths whatever way its denials take:
  * a spawn that compiles again, expanded, has said it once already. */
 #define SBX__SAID_OF_PATHS (SBX_EVENT_BIT(SBX_EVENT_IGNORED_DENY) | SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK))
