@@ -175,7 +175,7 @@ void sbx__events_keep(unsigned kinds, char *buf, size_t size)
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {
-	char raw[4096], message[4 * sizeof(raw)];
+	char raw[4096], words[2 * sizeof(raw)], message[4 * sizeof(words)];
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
 	bool was = quiet_default;
 	unsigned mute = muted;
@@ -187,10 +187,14 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	if (!sbx__wants(scope, kind) || (kind > 0 && kind < 32 && (muted & SBX_EVENT_BIT(kind))))
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* A scope read from the environment speaks of its variables, which
+	 * are what its user sets, not of the C library's names. */
+	if (scope && scope->env_prefix)
+		sbx__as_variables(scope->env_prefix, raw, words, sizeof(words));
 	/* One line, whatever the names in it: a name may hold a newline, an
 	 * escape sequence, bytes that are no text (the text around them has
 	 * none of these). */
-	sbx__escape(raw, message, sizeof(message));
+	sbx__escape(scope && scope->env_prefix ? words : raw, message, sizeof(message));
 	quiet_default = quiet;
 	muted = 0; /* what a logger itself calls says all it says */
 	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,

@@ -184,6 +184,10 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 		sbx__ruleset_forget(s);
 		s->flags = flags;
 	}
+	/* What the library says of this scope names the variables, which
+	 * are what its user sets (strdup failing: it names its own). */
+	if (any && !s->env_prefix)
+		s->env_prefix = strdup(prefix);
 	if (configured)
 		*configured = any;
 	return 0;
@@ -204,10 +208,7 @@ SBX_EXPORT int sbx_env_unset(const char *prefix)
 	return 0;
 }
 
-/* text, the library's names of the switches written as the variables
- * that set them (SBX_SCOPE_LISTABLE: PREFIX_LISTABLE), and of the
- * temporary directory's call, into out. */
-static void as_variables(const char *prefix, const char *text, char *out, size_t cap)
+void sbx__as_variables(const char *prefix, const char *text, char *out, size_t cap)
 {
 	static const char flag[] = "SBX_SCOPE_", tmpdir[] = "sbx_scopeattr_settmpdir(3)";
 	size_t len = 0, i;
@@ -239,7 +240,7 @@ SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char
 	 * command could run is said in one line, in the variables' words. */
 	const unsigned quiet = ~(SBX_EVENT_BIT(SBX_EVENT_LIST) | SBX_EVENT_BIT(SBX_EVENT_ENV));
 	const unsigned why_kinds = SBX_EVENT_BIT(SBX_EVENT_REFUSED) | SBX_EVENT_BIT(SBX_EVENT_FAILED);
-	char why[4096] = "", shown[8192];
+	char why[4096] = "";
 	int any = 0, err;
 	unsigned was;
 
@@ -264,11 +265,10 @@ SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char
 		sbx__events_keep(0, NULL, 0);
 		sbx__events_mute(was);
 		sbx__ruleset_forget(scope->__scope);
-		as_variables(prefix, why[0] ? why : sbx_strerror(err), shown, sizeof(shown));
 		if (err)
 			sbx__event(scope->__scope, SBX_EVENT_ENV, err, prefix, NULL,
 			           "%s_*: no command could run under the scope they make: %s", prefix,
-			           shown);
+			           why[0] ? why : sbx_strerror(err));
 	}
 	/* A command started under the scope, another run of the program, is
 	 * inside it already: it is not to read the variables again. */

@@ -113,6 +113,7 @@ struct sbx_scope {
 	void *logger_arg;
 	unsigned events; /* sbx_scopeattr_setevents() */
 	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
+	char *env_prefix; /* sbx_scopeattr_readenv()'s: its events name the variables */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
@@ -452,17 +453,20 @@ void sbx__event(const struct sbx_scope *scope, int kind, int err, const char *pa
                 const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 bool sbx__wants(const struct sbx_scope *scope, int kind);
-/* The same, for loggers that keep data: the default logger does not print
- * it (sbx__default_says). */
 /* Leaves this thread's events of these kinds (SBX_EVENT_BIT) unsaid until
- * called again; returns the kinds it left unsaid before.  Those of the
- * kinds keep (a subset) have their text, unescaped, kept in buf instead
- * (the last one), until called again; buf may be NULL. */
+ * called again; returns the kinds it left unsaid before.  The text of the
+ * last one of the kinds keep (muted too) is kept in buf, unescaped. */
 unsigned sbx__events_mute(unsigned kinds);
 void sbx__events_keep(unsigned kinds, char *buf, size_t size);
+/* text with the library's names of the switches written as the variables
+ * of prefix that set them (SBX_SCOPE_LISTABLE: PREFIX_LISTABLE), and its
+ * temporary directory's call as PREFIX_TMPDIR, into out (environ.c). */
+void sbx__as_variables(const char *prefix, const char *text, char *out, size_t cap);
 /* What a compile says of the scope's paths whatever way its denials take:
  * a spawn that compiles again, expanded, has said it once already. */
 #define SBX__SAID_OF_PATHS (SBX_EVENT_BIT(SBX_EVENT_IGNORED_DENY) | SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK))
+/* As sbx__event, for loggers that keep data: the default logger does not
+ * print it (sbx__default_says). */
 void sbx__event_quiet(const struct sbx_scope *scope, int kind, int err, const char *path,
                       const char *path2, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));

@@ -419,6 +419,41 @@ START_TEST(test_said_nothing_of_unapplied_denial)
 }
 END_TEST
 
+/* A scope read from the environment speaks of its variables: the remedy
+ * of a frozen directory names PREFIX_LISTABLE, which the tool's user sets,
+ * not the C library's SBX_SCOPE_LISTABLE. */
+START_TEST(test_said_in_the_variables_words)
+{
+	char home[4200], tmpdir[4200], deny[4200];
+	char *env[] = { home, tmpdir, deny, "TOOL_SBX_EXPAND=1", NULL };
+	sbx_scopeattr_t s;
+	int any = 0;
+
+	REQUIRE_LANDLOCK();
+	snprintf(home, sizeof(home), "HOME=%s", t.projects);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", t.mine);
+	snprintf(deny, sizeof(deny), "TOOL_SBX_DENY=%s", t.other);
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_readenv(&s, "TOOL_SBX", env, &any), 0);
+	ck_assert_int_eq(any, 1);
+	ck_assert_int_eq(spawn_in(&s, t.mine, env), 0);
+	ck_assert_int_eq(seen.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_msg(strstr(seen.text[SBX_EVENT_FROZEN], "TOOL_SBX_LISTABLE") &&
+	                      !strstr(seen.text[SBX_EVENT_FROZEN], "SBX_SCOPE_"),
+	              "%s", seen.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+	/* The same scope made in C says the C names. */
+	memset(&seen, 0, sizeof(seen));
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_EXPAND), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, t.other), 0);
+	ck_assert_int_eq(spawn_in(&s, t.mine, env), 0);
+	ck_assert_msg(strstr(seen.text[SBX_EVENT_FROZEN], "SBX_SCOPE_LISTABLE") != NULL, "%s",
+	              seen.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* A scope whose only denial is one the compile does not apply restricts
  * nothing, and keeps its compile like any other: the line is said once,
  * not at every spawn (a build tool's DENY=/ said it at every job). */
@@ -543,6 +578,7 @@ Suite *suite_said(void)
 	tcase_add_test(tc, test_said_sbxrun_home);
 	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
 	tcase_add_test(tc, test_said_unapplied_denial_once);
+	tcase_add_test(tc, test_said_in_the_variables_words);
 	tcase_add_test(tc, test_said_labels);
 	tcase_add_test(tc, test_said_sbxrun_option);
 	suite_add_tcase(su, tc);
