@@ -196,8 +196,10 @@ static const char *find_in_path(const char *name)
 }
 
 /* sbxrun with the denials, or with none (what the launcher costs beside
- * the compile: loading, options, the empty scope, its exec). */
-static void setup_sbxrun(struct variant *v, bool deny)
+ * the compile: loading, options, the empty scope, its exec); exec: with
+ * --keep-tree, which leaves no sbxrun behind to end the command's tree
+ * (it becomes the command, in the shape of the kernel's sample). */
+static void setup_sbxrun(struct variant *v, bool deny, bool exec)
 {
 	char *ldpath, *bin = launcher_binary(opt.sbxrun, &ldpath);
 
@@ -206,6 +208,8 @@ static void setup_sbxrun(struct variant *v, bool deny)
 		return;
 	}
 	v->argv = argv_new(bin, "--quiet", NULL);
+	if (exec)
+		argv_push(&v->argv, "--keep-tree");
 	for (int i = 0; deny && i < 4; i++) {
 		argv_push(&v->argv, "--deny");
 		argv_push(&v->argv, deny_home[i]);
@@ -290,6 +294,8 @@ void setup_spawn_rows(void)
 	v[V_SBXRUN_BARE] = (struct variant){ .name = "sbxrun -- true (no scope)",
 	                                     .spawn = spawn_quiet };
 	v[V_SBXRUN] = (struct variant){ .name = "sbxrun --deny x4 -- true", .spawn = spawn_quiet };
+	v[V_SBXRUN_EXEC] = (struct variant){ .name = "sbxrun --keep-tree --deny x4 -- true",
+	                                     .spawn = spawn_quiet };
 	v[V_SAMPLE] = (struct variant){ .name = "Landlock sample sandboxer, allow list",
 	                                .spawn = spawn_quiet };
 	v[V_BWRAP] = (struct variant){ .name = "bwrap --tmpfs x4 -- true", .spawn = spawn_quiet };
@@ -298,8 +304,9 @@ void setup_spawn_rows(void)
 		v[i].envp = child_env;
 	}
 	setup_exec2(&v[V_EXEC2]);
-	setup_sbxrun(&v[V_SBXRUN_BARE], false);
-	setup_sbxrun(&v[V_SBXRUN], true);
+	setup_sbxrun(&v[V_SBXRUN_BARE], false, false);
+	setup_sbxrun(&v[V_SBXRUN], true, false);
+	setup_sbxrun(&v[V_SBXRUN_EXEC], true, true);
 	setup_sample(&v[V_SAMPLE], deny_home, 4);
 	setup_bwrap(&v[V_BWRAP]);
 	for (int i = 0; i < V_COUNT; i++)
@@ -393,6 +400,10 @@ static void spawn_notes(void)
 		printf("  sbxrun with the denials against the kernel's sample given their grants as"
 		       " an allow list:\n  %.3fx wall, %.3fx cpu\n",
 		       row_ratio(V_SBXRUN, V_SAMPLE), row_cpu(V_SBXRUN, V_SAMPLE));
+	if (!spawn_rows[V_SBXRUN_EXEC].skip[0] && !spawn_rows[V_SAMPLE].skip[0])
+		printf("  the same with --keep-tree (sbxrun becomes the command, as the sample does;"
+		       " no sbxrun\n  stays to end its tree): %.3fx wall, %.3fx cpu\n",
+		       row_ratio(V_SBXRUN_EXEC, V_SAMPLE), row_cpu(V_SBXRUN_EXEC, V_SAMPLE));
 	if (!spawn_rows[V_BWRAP].skip[0])
 		printf("  bwrap against posix_spawn itself: %.2fx, the most any way of spawning "
 		       TRUE_PATH " can gain on it here\n",
