@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "compat/kernel.h"
+
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/child.h"
@@ -46,91 +47,6 @@ CHILD static _Noreturn void child_exit(struct child *c, struct child_result res,
 CHILD static _Noreturn void child_fail(struct child *c, int stage, int action, int err)
 {
 	child_exit(c, (struct child_result){ .stage = stage, .action = action, .err = err }, 127);
-}
-
-/* Whether the C library's posix_spawn leaves its own signal sig (one that
- * sigaction(3) cannot read) ignored: glibc's always; musl's, where the
- * C library caught it, as the kernel tells. */
-CHILD static bool libc_signal_ignored(int sig)
-{
-#ifdef __GLIBC__
-	(void)sig;
-	return true;
-#else
-	unsigned long act[4] = { 0 };
-
-	return sys(SYS_rt_sigaction, sig, 0, (long)act, KERNEL_SIGSET_SIZE) == 0 &&
-	       act[0] != (unsigned long)SIG_DFL;
-#endif
-}
-
-/* The signals the child may catch (a handler of the parent's), from its
- * own /proc/self/status: its table is a copy of its own since the clone,
- * so one read tells which of 64 sigaction(2) calls are worth making, and
- * nothing can change it meanwhile.  Only the caught ones are asked for
- * then: under an emulator (qemu-user) the kernel shows the emulator's own
- * handlers, a superset, and the answer comes from asking.  false where it
- * cannot be read (no /proc, no descriptor free, a line not found). */
-CHILD static bool caught_signals(uint64_t *mask)
-{
-	static const char key[] = "\nSigCgt:";
-	char buf[4096];
-	long fd = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
-	long n = 0, got = 0, digits = 0;
-	const char *p = NULL;
-
-	if (fd < 0)
-		return false;
-	while (got < (long)sizeof(buf) - 1 &&
-	       (n = sys(SYS_read, fd, (long)(buf + got), (long)sizeof(buf) - 1 - got, 0)) > 0)
-		got += n;
-	(void)sys(SYS_close, fd, 0, 0, 0);
-	buf[got] = '\0';
-	for (long i = 0; !p && i + (long)sizeof(key) - 1 <= got; i++)
-		if (!strncmp(buf + i, key, sizeof(key) - 1))
-			p = buf + i + sizeof(key) - 1;
-	for (*mask = 0; p && (*p == ' ' || *p == '\t'); p++)
-		;
-	for (int v; p && (v = *p >= '0' && *p <= '9' ? *p - '0'
-	                      : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1) >= 0; p++, digits++)
-		*mask = *mask << 4 | (uint64_t)v;
-	return n >= 0 && p && digits == 16 && *p == '\n';
-}
-
-/* No handler of the parent may run in the child: it would run on the
- * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
-CHILD static void reset_signals(const struct child *c)
-{
-	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
-	 * the layout of every architecture but mips, and the rest is zero. */
-	static const unsigned long dfl[4] = { (unsigned long)SIG_DFL };
-	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
-	uint64_t caught = 0;
-	bool known = _NSIG - 1 <= 64 && caught_signals(&caught);
-
-	for (int sig = 1; sig < _NSIG; sig++) {
-		unsigned long now[4] = { 0 };
-		const unsigned long *set = NULL;
-
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		if ((c->flags & POSIX_SPAWN_SETSIGDEF) && sigismember(&c->sigdefault, sig))
-			set = dfl;
-		else if (sig >= 32 && sig < SIGRTMIN)
-			/* The C library's own signals: as its posix_spawn. */
-			set = libc_signal_ignored(sig) ? ign : NULL;
-		/* Read from the kernel, not through sigaction(3): musl's takes a
-		 * lock for SIGABRT, which a fork in another thread holds, and a
-		 * child copied at that moment would wait for it forever with
-		 * every signal blocked (a sanitizer's sigaction takes its own).
-		 * A signal the kernel shows uncaught is not asked for. */
-		else if ((!known || (caught >> (sig - 1) & 1)) &&
-		         sys(SYS_rt_sigaction, sig, 0, (long)now, KERNEL_SIGSET_SIZE) == 0 &&
-		         now[0] != (unsigned long)SIG_IGN && now[0] != (unsigned long)SIG_DFL)
-			set = dfl;
-		if (set)
-			(void)sys(SYS_rt_sigaction, sig, (long)set, 0, KERNEL_SIGSET_SIZE);
-	}
 }
 
 /* The attribute steps, in glibc's order.  0 or -errno. */
@@ -448,7 +364,7 @@ CHILD int sbx__child_main(void *arg)
 		child_exit(c, (struct child_result){ .stage = SBX_STAGE_SETUP, .action = -1,
 		                                     .err = EAGAIN, .again = true },
 		           127);
-	reset_signals(c);
+	sbx__reset_signals(c->flags, &c->sigdefault);
 	/* The attribute's control group, where clone3 would have made the
 	 * child (the scope's is joined with the confinement). */
 	if (c->cgroup_fd >= 0 && (err = sbx__join_cgroup(c->cgroup_fd, &call)))

@@ -73,6 +73,10 @@ struct child {
 
 
 
+/* The child's first step (signals.c): every signal it catches reset to
+ * its default, and those of sigdefault under POSIX_SPAWN_SETSIGDEF. */
+void sbx__reset_signals(short flags, const sigset_t *sigdefault);
+
 /* The child: everything from clone to exec.  Returns only through _exit. */
 int sbx__child_main(void *arg);
 

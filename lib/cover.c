@@ -237,8 +237,10 @@ CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path
 
 		if (covers_path(c->path, path))
 			return true;
-		if (dir && way(path, c->path, rel, sizeof(rel)) &&
-		    statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &sx) >= 0 && sx.stx_ino == c->ino &&
+		/* No way to name (too long): it is not known not to reach. */
+		if (dir && !way(path, c->path, rel, sizeof(rel)))
+			return true;
+		if (dir && statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &sx) >= 0 && sx.stx_ino == c->ino &&
 		    sx.stx_dev_major == c->dev_major && sx.stx_dev_minor == c->dev_minor)
 			return true;
 	}
@@ -269,25 +271,34 @@ CHILD static void strip_path(char *p, long len)
 
 /* Descriptor fd, if it stays open past exec: its link read by its name in
  * the open /proc/self/fd (dir; a third of the cost of the whole path), or
- * where no descriptor was left for that, by the whole path (dir -1). */
-CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd)
+ * where no descriptor was left for that, by the whole path (dir -1).  One
+ * inherited (every_dir) that is a directory reaches, wherever it lies: a
+ * lookup from it walks the caller's mounts, where there is no cover.  A
+ * link that cannot be read whole (a name longer than PATH_MAX) reaches:
+ * it is not known not to. */
+CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir)
 {
 	char link[32], path[PATH_MAX + 16];
 	struct statx sx;
 	long len, at = dir, skip = 14;
+	bool is_dir;
 
 	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
 		return false; /* close-on-exec, or not open */
+	is_dir = statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode);
+	if (is_dir && every_dir)
+		return true;
 	memcpy(link, "/proc/self/fd/", 14);
 	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
 	if (dir < 0)
 		at = AT_FDCWD, skip = 0;
 	len = sys(SYS_readlinkat, at, (long)(link + skip), (long)path, PATH_MAX);
+	if (len == -ENAMETOOLONG || len >= PATH_MAX)
+		return true;
 	if (len <= 0 || path[0] != '/')
 		return false; /* a pipe, a socket: no path */
 	strip_path(path, len);
-	return held_reaches(h, fd, path,
-	                    statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode));
+	return held_reaches(h, fd, path, is_dir);
 }
 
 /* Whether the file actions take descriptor fd's place: close it, or make
@@ -330,7 +341,7 @@ CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa
 		const struct sbx_file_action *a = &fa->__actions[i];
 
 		if ((a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) &&
-		    !is_ours(ours, nours, a->fd) && fd_reaches(h, dir < 0 ? -1 : dir, a->fd)) {
+		    !is_ours(ours, nours, a->fd) && fd_reaches(h, dir < 0 ? -1 : dir, a->fd, false)) {
 			*fd = a->fd;
 			err = EXDEV;
 		}
@@ -358,7 +369,8 @@ CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa,
 		if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0)
 			return (int)-dir;
 		for (*fd = 0; *fd < (long)rl.rlim_cur && *fd < 65536; ++*fd)
-			if (looked_at(fa, which, ours, nours, *fd) && fd_reaches(h, -1, *fd))
+			if (looked_at(fa, which, ours, nours, *fd) &&
+			    fd_reaches(h, -1, *fd, which != HELD_MADE))
 				return EXDEV;
 		return 0;
 	}
@@ -375,7 +387,7 @@ CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa,
 			for (*fd = 0; *p >= '0' && *p <= '9'; p++)
 				*fd = *fd * 10 + (*p - '0');
 			if (*fd != dir && looked_at(fa, which, ours, nours, *fd) &&
-			    fd_reaches(h, dir, *fd)) {
+			    fd_reaches(h, dir, *fd, true)) {
 				(void)sys(SYS_close, dir, 0, 0, 0);
 				return EXDEV;
 			}
@@ -419,8 +431,12 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 	}
 	if (err)
 		return err;
+	/* A working directory whose name is too long to read is not known
+	 * not to lie in a denial. */
 	*call = "getcwd";
-	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) > 0) {
+	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) == -ENAMETOOLONG || r == -ERANGE)
+		return EXDEV;
+	if (r > 0) {
 		strip_path(cwd, r - 1);
 		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true))
 			return EXDEV;

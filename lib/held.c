@@ -278,8 +278,12 @@ int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa
 
 	if (!rs->ncovers)
 		return 0;
-	if (!getcwd(w.cwd, sizeof(w.cwd)))
-		strcpy(w.cwd, "."); /* no name: nothing it lies in */
+	/* No name: nothing it lies in; one too long to read: not known not to
+	 * (the child would refuse it). */
+	if (!getcwd(w.cwd, sizeof(w.cwd))) {
+		w.cwd_caller = errno == ENAMETOOLONG || errno == ERANGE;
+		strcpy(w.cwd, w.cwd_caller ? "a name longer than PATH_MAX" : ".");
+	}
 	if (inherited)
 		caller_fds(&w);
 	for (int i = 0; fa && i < fa->__used && !w.err; i++)

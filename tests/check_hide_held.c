@@ -140,6 +140,109 @@ START_TEST(test_hide_held_descriptors)
 }
 END_TEST
 
+/* A chain of directories in .ssh whose whole name is longer than PATH_MAX,
+ * a file at its bottom: the bottom, opened and left open past exec. */
+#define DEEP 20
+static char deep_name[251];
+
+static int deep_make(void)
+{
+	int fd = open(ssh, O_RDONLY | O_DIRECTORY | O_CLOEXEC), next, file, kept;
+
+	memset(deep_name, 'd', 250);
+	for (int i = 0; i < DEEP; i++) {
+		ck_assert_int_eq(mkdirat(fd, deep_name, 0755), 0);
+		next = openat(fd, deep_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+	}
+	file = openat(fd, "deepfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_eq(write(file, SECRET "\n", strlen(SECRET) + 1), (ssize_t)strlen(SECRET) + 1);
+	close(file);
+	kept = fcntl(fd, F_DUPFD, 10); /* not close-on-exec */
+	close(fd);
+	return kept;
+}
+
+/* Bottom up, by descriptors: no name of it fits in PATH_MAX. */
+static void deep_remove(int fd, int depth)
+{
+	int sub;
+
+	if (depth == DEEP) {
+		unlinkat(fd, "deepfile", 0);
+		return;
+	}
+	if ((sub = openat(fd, deep_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		deep_remove(sub, depth + 1);
+		close(sub);
+	}
+	unlinkat(fd, deep_name, AT_REMOVEDIR);
+}
+
+static void deep_free(int dir)
+{
+	int top = open(ssh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	close(dir);
+	ck_assert_int_ge(top, 0);
+	deep_remove(top, 0);
+	close(top);
+}
+
+/* What cannot be named in PATH_MAX is not known not to reach: an inherited
+ * directory whose name is longer (the process's first spawn: the child
+ * finds it), and a working directory there (the parent does). */
+START_TEST(test_hide_held_long_names)
+{
+	char here[4096], num[16];
+	sbx_scopeattr_t s;
+	int dir;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	dir = deep_make();
+	snprintf(num, sizeof(num), "%d", dir);
+	WORKS(ESCAPE, "openat", num, "deepfile");
+	scope_deny(&s, ssh, 0);
+	ck_assert(denied_verdict(VERDICT(&s, ESCAPE, "openat", num, "deepfile")));
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "directory descriptor"));
+	ck_assert_int_eq(fcntl(dir, F_SETFD, FD_CLOEXEC), 0);
+	ck_assert_ptr_nonnull(getcwd(here, sizeof(here)));
+	ck_assert_int_eq(fchdir(dir), 0);
+	WORKS(FSOP, "read", "deepfile");
+	ck_assert(denied_verdict(VERDICT(&s, FSOP, "read", "deepfile")));
+	outcome(0, 1);
+	ck_assert_int_eq(chdir(here), 0);
+	sbx_scopeattr_destroy(&s);
+	deep_free(dir);
+}
+END_TEST
+
+/* Demanded hidden, the same process's first spawn refuses (EINVAL). */
+START_TEST(test_hide_held_long_names_demanded)
+{
+	char num[16];
+	sbx_scopeattr_t s;
+	int dir;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	dir = deep_make();
+	snprintf(num, sizeof(num), "%d", dir);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(run_scoped(&s, ARGV(ESCAPE, "openat", num, "deepfile"), NULL),
+	                 -1000 - EINVAL);
+	ck_assert_ptr_nonnull(strstr(said, "SBX_SCOPE_HIDE: nothing runs"));
+	sbx_scopeattr_destroy(&s);
+	deep_free(dir);
+}
+END_TEST
+
 /* ---- 5. choosing the way ---------------------------------------------------- */
 
 START_TEST(test_hide_ways)
@@ -419,6 +522,8 @@ Suite *suite_hide_held(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_hide_held_working_directory);
 	tcase_add_test(tc, test_hide_held_descriptors);
+	tcase_add_test(tc, test_hide_held_long_names);
+	tcase_add_test(tc, test_hide_held_long_names_demanded);
 	tcase_add_test(tc, test_hide_ways);
 	tcase_add_test(tc, test_hide_unavailable);
 	tcase_add_test(tc, test_hide_unavailable_said_once);
