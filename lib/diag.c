@@ -175,7 +175,7 @@ void sbx__events_keep(unsigned kinds, char *buf, size_t size)
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {
-	char raw[4096], words[2 * sizeof(raw)], message[4 * sizeof(words)];
+	char raw[4096], words[sizeof(raw)], message[4 * sizeof(raw)];
 	sbx_logger_t logger = scope && scope->logger ? scope->logger : sbx_logger_default;
 	bool was = quiet_default;
 	unsigned mute = muted;
@@ -188,7 +188,8 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	/* A scope read from the environment speaks of its variables, which
-	 * are what its user sets, not of the C library's names. */
+	 * are what its user sets, not of the C library's names; within the
+	 * 4095 bytes sbx_scopeattr_setlogger(3) promises before escaping. */
 	if (scope && scope->env_prefix)
 		sbx__as_variables(scope->env_prefix, raw, words, sizeof(words));
 	/* One line, whatever the names in it: a name may hold a newline, an

@@ -208,22 +208,42 @@ SBX_EXPORT int sbx_env_unset(const char *prefix)
 	return 0;
 }
 
+/* Whether the switch named at text (within whole) is an enclosing scope's
+ * (a nested scope's remedy), which its own launcher or program sets: not
+ * this scope's variable. */
+static bool enclosing(const char *whole, const char *text)
+{
+	static const char word[] = "enclosing scope";
+	const char *from = text - whole > 48 ? text - 48 : whole;
+
+	for (; from + sizeof(word) - 1 <= text; from++)
+		if (!strncmp(from, word, sizeof(word) - 1))
+			return true;
+	return false;
+}
+
 void sbx__as_variables(const char *prefix, const char *text, char *out, size_t cap)
 {
 	static const char flag[] = "SBX_SCOPE_", tmpdir[] = "sbx_scopeattr_settmpdir(3)";
+	const char *whole = text;
 	size_t len = 0, i;
 
-	while (*text && len + PREFIX_MAX + 32 < cap) {
+	/* What does not fit is cut, at a character the text had. */
+	while (*text && len + 1 < cap) {
 		for (i = 0; i < NVARS; i++)
 			if (vars[i].flag && !strncmp(text, flag, sizeof(flag) - 1) &&
-			    !strncmp(text + sizeof(flag) - 1, vars[i].suffix, strlen(vars[i].suffix)))
+			    !strncmp(text + sizeof(flag) - 1, vars[i].suffix, strlen(vars[i].suffix)) &&
+			    !enclosing(whole, text))
 				break;
-		if (i < NVARS) {
+		if (i < NVARS && len + strlen(prefix) + strlen(vars[i].suffix) + 2 < cap) {
 			len += (size_t)snprintf(out + len, cap - len, "%s_%s", prefix, vars[i].suffix);
 			text += sizeof(flag) - 1 + strlen(vars[i].suffix);
-		} else if (!strncmp(text, tmpdir, sizeof(tmpdir) - 1)) {
+		} else if (!strncmp(text, tmpdir, sizeof(tmpdir) - 1) &&
+		           len + strlen(prefix) + 8 < cap) {
 			len += (size_t)snprintf(out + len, cap - len, "%s_TMPDIR", prefix);
 			text += sizeof(tmpdir) - 1;
+		} else if (i < NVARS || !strncmp(text, tmpdir, sizeof(tmpdir) - 1)) {
+			break; /* no room for the name whole */
 		} else {
 			out[len++] = *text++;
 		}

@@ -15,8 +15,7 @@
 
 #define SBX_EXPORT __attribute__((visibility("default")))
 
-/* Saves errno on entry and puts it back on every return, so that no
- * public function ever changes it. */
+/* Saves errno on entry and puts it back at every return: no public function changes it. */
 #define SBX_KEEP_ERRNO int sbx__saved_errno __attribute__((cleanup(sbx__restore_errno))) = errno
 void sbx__restore_errno(const int *saved);
 
@@ -141,7 +140,8 @@ struct sbx_scope {
 	 * reference-counted. */
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
 	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
-	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c) */
+	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c), */
+#define SBX__PATHS_SAID 0x100u        /* and the compile's word of its paths (ruleset.c) */
 	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 

@@ -95,11 +95,6 @@ static bool mounts_unchanged(struct sbx_ruleset *rs)
 	struct pollfd pfd = { .fd = rs->mounts_fd, .events = POLLPRI };
 	struct stat st;
 
-	/* A compile that restricts and hides nothing keeps no table to watch
-	 * (compile.c, keep_mounts): no mount changes what it grants.  (One
-	 * that let its table go for want of descriptors is not reusable.) */
-	if (rs->mounts_fd < 0 && rs->reusable)
-		return true;
 	/* The caller may have closed the descriptor and reused its number. */
 	if (atomic_load(&rs->mounts_lost) || fstat(rs->mounts_fd, &st) ||
 	    st.st_dev != rs->mounts_dev || st.st_ino != rs->mounts_ino)
@@ -189,14 +184,28 @@ static int compile_new(struct sbx_scope *s, bool snapshot, bool once, bool expan
 	int how = (once ? SBX_COMPILE_ONCE : 0) | (snapshot ? SBX_COMPILE_SNAPSHOT : 0) |
 	          (expand ? SBX_COMPILE_EXPAND : 0), err;
 
-	if (!rs)
+	/* What a compile says of the scope's paths (a denial left out, a
+	 * hard link) is said once per scope: a scope that keeps no compile
+	 * (one that restricts nothing keeps no mount table to check it by,
+	 * and an mqueue mount changes it) would say it at every spawn. */
+	unsigned was = sbx__events_mute(0), said = atomic_load(&s->frozen_said);
+	bool say = !(was & SBX__SAID_OF_PATHS) && !(said & SBX__PATHS_SAID);
+
+	sbx__events_mute(say ? was : was | SBX__SAID_OF_PATHS);
+	if (!rs) {
+		sbx__events_mute(was);
 		return ENOMEM;
+	}
 	if (!once && !atomic_exchange(&s->compiled, true) && !snapshot)
 		how |= SBX_COMPILE_UNWATCHED;
-	if ((err = sbx__ruleset_compile(s, how, rs))) {
+	err = sbx__ruleset_compile(s, how, rs);
+	sbx__events_mute(was);
+	if (err) {
 		free(rs);
 		return err;
 	}
+	if (say)
+		atomic_fetch_or(&s->frozen_said, SBX__PATHS_SAID);
 	rs->snapshot = snapshot;
 	atomic_init(&rs->refs, 1);
 	atomic_init(&rs->stale, false);

@@ -245,6 +245,53 @@ START_TEST(test_mqueue_mounts)
 }
 END_TEST
 
+/* An mqueue mount made after a scope's first spawn is closed to the next
+ * as to a scope made after it: a scope that restricts no path (its only
+ * denial one the library leaves out) is compiled again, not kept, for an
+ * mqueue mount changes what it gives (kernelfs.c). */
+START_TEST(test_mqueue_mounted_after_a_spawn)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 64 };
+	char point[4200], path[4300], name[64], *said;
+	sbx_scopeattr_t s;
+	struct tree t;
+	mqd_t q;
+
+	REQUIRE_LANDLOCK();
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	if (unshare(CLONE_NEWIPC)) {
+		say_skip("SKIP %s: unshare(CLONE_NEWIPC): %s\n", __func__, strerror(errno));
+		return;
+	}
+	tree_make(&t);
+	snprintf(point, sizeof(point), "%s/mq", t.mine);
+	ck_assert_int_eq(mkdir(point, 0755), 0);
+	queue_name(name, sizeof(name), "");
+	q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+	ck_assert_int_ne(q, (mqd_t)-1);
+	ck_assert_int_eq(mq_send(q, "the-secret", 10, 0), 0);
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	ck_assert_int_eq(sbx_scopeattr_setlogger(&s, quiet, NULL), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/"), 0);
+	nudge(&s, "mq-path", point, &said);
+	free(said);
+	if (mount("mqueue", point, "mqueue", 0, NULL)) {
+		say_skip("SKIP %s: mounting an mqueue filesystem: %s\n", __func__, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s%s", point, name);
+	MQ_READS(NULL, "mq-path", path);
+	MQ_REFUSED(&s, "mq-path", path);
+	ck_assert_int_eq(umount2(point, MNT_DETACH), 0);
+out:
+	sbx_scopeattr_destroy(&s);
+	mq_close(q);
+	mq_unlink(name);
+	tree_free(&t);
+}
+END_TEST
+
 static bool queue_exists(const char *name)
 {
 	mqd_t q = mq_open(name, O_RDONLY);
@@ -880,6 +927,7 @@ Suite *suite_channels(void)
 	tcase_add_test(tc, test_limit_sysv_ipc);
 	tcase_add_test(tc, test_posix_mqueue_closed);
 	tcase_add_test(tc, test_mqueue_mounts);
+	tcase_add_test(tc, test_mqueue_mounted_after_a_spawn);
 	tcase_add_test(tc, test_mqueue_by_name);
 	tcase_add_test(tc, test_loop_image_second_name);
 	tcase_add_test(tc, test_inner_mount_second_name);

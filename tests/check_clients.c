@@ -382,8 +382,9 @@ START_TEST(test_compile_refused_early)
 	              "%s", out);
 	free(out);
 	/* The same through sbx_scopeattr_fromenv, at the start: one line of
-	 * the library's, naming the variables, with the remedy in their words
-	 * (the switch a user of the tool sets, not the C library's name). */
+	 * the library's, naming the variables, with the remedy; the switch it
+	 * names is the enclosing scope's (made in C here), not one of the
+	 * tool's variables (CLI_SBX_LISTABLE would change nothing). */
 	char *fromenv[] = { NESTED, "-e", "CLI_SBX", "/bin/true", NULL };
 	const char *line;
 
@@ -392,7 +393,7 @@ START_TEST(test_compile_refused_early)
 	ck_assert_msg((line = strstr(out, "sbxspawn: ")) && !strstr(line + 1, "sbxspawn: ") &&
 	                  strstr(out, "CLI_SBX_*: no command could run under the scope they make: "
 	                              "the scope is refused") &&
-	                  strstr(out, "CLI_SBX_LISTABLE") && !strstr(out, "SBX_SCOPE_LISTABLE") &&
+	                  strstr(out, "SBX_SCOPE_LISTABLE") && !strstr(out, "CLI_SBX_LISTABLE") &&
 	                  strstr(out, "nested: fromenv: the scope's confinement is refused"),
 	              "%s", out);
 	free(out);
