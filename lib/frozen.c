@@ -210,7 +210,7 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 	size_t n = sizeof(r) / sizeof(r[0]);
 
 	if (!sbx__wants(scope, SBX_EVENT_FROZEN) ||
-	    (atomic_load(&scope->frozen_said) & 7u) == (SAID_TMPDIR | SAID_CWD | SAID_HOME) ||
+	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD | SAID_HOME) ||
 	    !restricts(scope, rs))
 		return;
 	r[0].known = sbx__resolve(tmp && *tmp ? tmp : "/tmp", r[0].path) == 0;

@@ -140,8 +140,8 @@ struct sbx_scope {
 	 * reference-counted. */
 	struct sbx_ruleset *snapshot; /* sbx_scopeattr_compile() */
 	struct sbx_ruleset *cache;    /* the last fresh compile, while current */
-	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c), */
-#define SBX__PATHS_SAID 0x100u        /* and the compile's word of its paths (ruleset.c) */
+	atomic_uint frozen_said;      /* SBX_EVENT_FROZEN, once per scope (frozen.c) */
+	atomic_int paths_said_by;     /* the process that said its paths' word (ruleset.c) */
 	atomic_bool compiled;         /* compiled at a spawn before: worth watching (ruleset.c) */
 };
 

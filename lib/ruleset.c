@@ -139,6 +139,7 @@ void sbx__ruleset_forget(struct sbx_scope *s)
 	sbx__scope_put(snapshot);
 	sbx__scope_put(cache);
 	atomic_store(&s->frozen_said, 0); /* another scope: say it anew */
+	atomic_store(&s->paths_said_by, 0);
 }
 
 static struct sbx_ruleset *take(struct sbx_scope *s, struct sbx_ruleset **slot)
@@ -185,11 +186,12 @@ static int compile_new(struct sbx_scope *s, bool snapshot, bool once, bool expan
 	          (expand ? SBX_COMPILE_EXPAND : 0), err;
 
 	/* What a compile says of the scope's paths (a denial left out, a
-	 * hard link) is said once per scope: a scope that keeps no compile
-	 * (one that restricts nothing keeps no mount table to check it by,
-	 * and an mqueue mount changes it) would say it at every spawn. */
-	unsigned was = sbx__events_mute(0), said = atomic_load(&s->frozen_said);
-	bool say = !(was & SBX__SAID_OF_PATHS) && !(said & SBX__PATHS_SAID);
+	 * hard link) is said once per scope and process: a scope that keeps
+	 * no compile (one that restricts nothing keeps no mount table to
+	 * check it by, and an mqueue mount changes it) would say it at every
+	 * spawn; a fork child, which compiles anew, says it again. */
+	unsigned was = sbx__events_mute(0);
+	bool say = !(was & SBX__SAID_OF_PATHS) && atomic_load(&s->paths_said_by) != (int)getpid();
 
 	sbx__events_mute(say ? was : was | SBX__SAID_OF_PATHS);
 	if (!rs) {
@@ -205,7 +207,7 @@ static int compile_new(struct sbx_scope *s, bool snapshot, bool once, bool expan
 		return err;
 	}
 	if (say)
-		atomic_fetch_or(&s->frozen_said, SBX__PATHS_SAID);
+		atomic_store(&s->paths_said_by, (int)getpid());
 	rs->snapshot = snapshot;
 	atomic_init(&rs->refs, 1);
 	atomic_init(&rs->stale, false);
