@@ -190,12 +190,12 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	/* A scope read from the environment speaks of its variables, which
 	 * are what its user sets, not of the C library's names; within the
 	 * 4095 bytes sbx_scopeattr_setlogger(3) promises before escaping. */
-	if (scope && scope->env_prefix && sbx__as_variables)
+	if (scope && scope->env_prefix[0] && sbx__as_variables)
 		sbx__as_variables(scope->env_prefix, raw, words, sizeof(words));
 	/* One line, whatever the names in it: a name may hold a newline, an
 	 * escape sequence, bytes that are no text (the text around them has
 	 * none of these). */
-	sbx__escape(scope && scope->env_prefix && sbx__as_variables ? words : raw, message,
+	sbx__escape(scope && scope->env_prefix[0] && sbx__as_variables ? words : raw, message,
 	            sizeof(message));
 	quiet_default = quiet;
 	muted = 0; /* what a logger itself calls says all it says */

@@ -185,9 +185,9 @@ SBX_EXPORT int sbx_scopeattr_readenv(sbx_scopeattr_t *restrict scope, const char
 		s->flags = flags;
 	}
 	/* What the library says of this scope names the variables, which
-	 * are what its user sets (strdup failing: it names its own). */
-	if (any && !s->env_prefix)
-		s->env_prefix = strdup(prefix);
+	 * are what its user sets (the first prefix that made it, kept). */
+	if (any && !s->env_prefix[0])
+		snprintf(s->env_prefix, sizeof(s->env_prefix), "%s", prefix);
 	if (configured)
 		*configured = any;
 	return 0;

@@ -112,7 +112,7 @@ struct sbx_scope {
 	void *logger_arg;
 	unsigned events; /* sbx_scopeattr_setevents() */
 	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
-	char *env_prefix; /* sbx_scopeattr_readenv()'s: its events name the variables */
+	char env_prefix[201]; /* sbx_scopeattr_readenv()'s (at most 200): events name them */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;

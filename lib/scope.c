@@ -49,7 +49,6 @@ SBX_EXPORT int sbx_scopeattr_destroy(sbx_scopeattr_t *scope)
 	}
 	for (size_t i = 0; i < sizeof(s->labels) / sizeof(s->labels[0]); i++)
 		free(s->labels[i]);
-	free(s->env_prefix);
 	free(s->rules);
 	free(s->ports);
 	sbx__scope_env_free(s);
