@@ -191,6 +191,19 @@ static void deep_free(int dir)
 	close(top);
 }
 
+/* The deep chain made, its bottom's number in num: -1 where no denial can
+ * be hidden here (said). */
+static int deep_start(const char *test, char *num, size_t cap)
+{
+	int dir;
+
+	if (!can_hide(test))
+		return -1;
+	dir = deep_make();
+	snprintf(num, cap, "%d", dir);
+	return dir;
+}
+
 /* What cannot be named in PATH_MAX is not known not to reach: an inherited
  * directory whose name is longer (the process's first spawn: the child
  * finds it), and a working directory there (the parent does). */
@@ -201,10 +214,8 @@ START_TEST(test_hide_held_long_names)
 	int dir;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if ((dir = deep_start(__func__, num, sizeof(num))) < 0)
 		return;
-	dir = deep_make();
-	snprintf(num, sizeof(num), "%d", dir);
 	WORKS(ESCAPE, "openat", num, "deepfile");
 	scope_deny(&s, ssh, 0);
 	ck_assert(denied_verdict(VERDICT(&s, ESCAPE, "openat", num, "deepfile")));
@@ -230,10 +241,8 @@ START_TEST(test_hide_held_long_names_demanded)
 	int dir;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if ((dir = deep_start(__func__, num, sizeof(num))) < 0)
 		return;
-	dir = deep_make();
-	snprintf(num, sizeof(num), "%d", dir);
 	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
 	ck_assert_int_eq(run_scoped(&s, ARGV(ESCAPE, "openat", num, "deepfile"), NULL),
 	                 -1000 - EINVAL);
