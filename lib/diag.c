@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "lib/switches.h"
 
 void sbx__restore_errno(const int *saved)
 {
@@ -172,6 +173,57 @@ void sbx__events_keep(unsigned kinds, char *buf, size_t size)
 	kept_size = size;
 }
 
+/* Whether the switch named at text (within whole) is an enclosing scope's
+ * (a nested scope's remedy), which its own launcher or program sets: not
+ * this scope's variable. */
+static bool enclosing(const char *whole, const char *text)
+{
+	static const char word[] = "enclosing scope";
+	const char *from = text - whole > 48 ? text - 48 : whole;
+
+	for (; from + sizeof(word) - 1 <= text; from++)
+		if (!strncmp(from, word, sizeof(word) - 1))
+			return true;
+	return false;
+}
+
+/* text with the library's names of the switches written as the variables
+ * of prefix that set them (SBX_SCOPE_LISTABLE: PREFIX_LISTABLE), and its
+ * temporary directory's call as PREFIX_TMPDIR, into out: what a scope read
+ * from the environment says (sbx_scopeattr_readenv(3)). */
+static void as_variables(const char *prefix, const char *text, char *out, size_t cap)
+{
+	static const char flag[] = "SBX_SCOPE_", tmpdir[] = "sbx_scopeattr_settmpdir(3)";
+#define NAME(name, flag) name,
+	static const char *const switches[] = { SBX__SWITCHES(NAME) };
+#undef NAME
+	const size_t n = sizeof(switches) / sizeof(switches[0]);
+	const char *whole = text;
+	size_t len = 0, i;
+
+	/* What does not fit is cut, at a character the text had. */
+	while (*text && len + 1 < cap) {
+		for (i = 0; i < n; i++)
+			if (!strncmp(text, flag, sizeof(flag) - 1) &&
+			    !strncmp(text + sizeof(flag) - 1, switches[i], strlen(switches[i])) &&
+			    !enclosing(whole, text))
+				break;
+		if (i < n && len + strlen(prefix) + strlen(switches[i]) + 2 < cap) {
+			len += (size_t)snprintf(out + len, cap - len, "%s_%s", prefix, switches[i]);
+			text += sizeof(flag) - 1 + strlen(switches[i]);
+		} else if (!strncmp(text, tmpdir, sizeof(tmpdir) - 1) &&
+		           len + strlen(prefix) + 8 < cap) {
+			len += (size_t)snprintf(out + len, cap - len, "%s_TMPDIR", prefix);
+			text += sizeof(tmpdir) - 1;
+		} else if (i < n || !strncmp(text, tmpdir, sizeof(tmpdir) - 1)) {
+			break; /* no room for the name whole */
+		} else {
+			out[len++] = *text++;
+		}
+	}
+	out[len] = '\0';
+}
+
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {
@@ -190,13 +242,12 @@ static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err
 	/* A scope read from the environment speaks of its variables, which
 	 * are what its user sets, not of the C library's names; within the
 	 * 4095 bytes sbx_scopeattr_setlogger(3) promises before escaping. */
-	if (scope && scope->env_prefix[0] && sbx__as_variables)
-		sbx__as_variables(scope->env_prefix, raw, words, sizeof(words));
+	if (scope && scope->env_prefix[0])
+		as_variables(scope->env_prefix, raw, words, sizeof(words));
 	/* One line, whatever the names in it: a name may hold a newline, an
 	 * escape sequence, bytes that are no text (the text around them has
 	 * none of these). */
-	sbx__escape(scope && scope->env_prefix[0] && sbx__as_variables ? words : raw, message,
-	            sizeof(message));
+	sbx__escape(scope && scope->env_prefix[0] ? words : raw, message, sizeof(message));
 	quiet_default = quiet;
 	muted = 0; /* what a logger itself calls says all it says */
 	logger(&(sbx_event_t){ .kind = kind, .error = err, .path = path, .path2 = path2,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "lib/switches.h"
 
 extern char **environ;
 
@@ -27,13 +28,10 @@ static const struct {
 	{ "ALLOW", SBX_ALLOW, 0, false },
 	{ "READONLY", SBX_READONLY, 0, false },
 	{ "TMPDIR", 0, 0, false },
-	{ "LISTABLE", 0, SBX_SCOPE_LISTABLE, false },
-	{ "REQUIRE", 0, SBX_SCOPE_REQUIRE, false },
-	{ "STRICT", 0, SBX_SCOPE_STRICT, false },
-	{ "HIDE", 0, SBX_SCOPE_HIDE, false },
-	{ "EXPAND", 0, SBX_SCOPE_EXPAND, false },
+#define SWITCH(name, flag) { name, 0, flag, false },
+	SBX__SWITCHES(SWITCH)
+#undef SWITCH
 	{ "QUIET", 0, 0, true },
-	{ "NO_NETWORK", 0, SBX_SCOPE_NO_NETWORK, false },
 	{ "UNSETENV", 0, 0, false },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
@@ -206,49 +204,6 @@ SBX_EXPORT int sbx_env_unset(const char *prefix)
 			return errno;
 	}
 	return 0;
-}
-
-/* Whether the switch named at text (within whole) is an enclosing scope's
- * (a nested scope's remedy), which its own launcher or program sets: not
- * this scope's variable. */
-static bool enclosing(const char *whole, const char *text)
-{
-	static const char word[] = "enclosing scope";
-	const char *from = text - whole > 48 ? text - 48 : whole;
-
-	for (; from + sizeof(word) - 1 <= text; from++)
-		if (!strncmp(from, word, sizeof(word) - 1))
-			return true;
-	return false;
-}
-
-void sbx__as_variables(const char *prefix, const char *text, char *out, size_t cap)
-{
-	static const char flag[] = "SBX_SCOPE_", tmpdir[] = "sbx_scopeattr_settmpdir(3)";
-	const char *whole = text;
-	size_t len = 0, i;
-
-	/* What does not fit is cut, at a character the text had. */
-	while (*text && len + 1 < cap) {
-		for (i = 0; i < NVARS; i++)
-			if (vars[i].flag && !strncmp(text, flag, sizeof(flag) - 1) &&
-			    !strncmp(text + sizeof(flag) - 1, vars[i].suffix, strlen(vars[i].suffix)) &&
-			    !enclosing(whole, text))
-				break;
-		if (i < NVARS && len + strlen(prefix) + strlen(vars[i].suffix) + 2 < cap) {
-			len += (size_t)snprintf(out + len, cap - len, "%s_%s", prefix, vars[i].suffix);
-			text += sizeof(flag) - 1 + strlen(vars[i].suffix);
-		} else if (!strncmp(text, tmpdir, sizeof(tmpdir) - 1) &&
-		           len + strlen(prefix) + 8 < cap) {
-			len += (size_t)snprintf(out + len, cap - len, "%s_TMPDIR", prefix);
-			text += sizeof(tmpdir) - 1;
-		} else if (i < NVARS || !strncmp(text, tmpdir, sizeof(tmpdir) - 1)) {
-			break; /* no room for the name whole */
-		} else {
-			out[len++] = *text++;
-		}
-	}
-	out[len] = '\0';
 }
 
 SBX_EXPORT int sbx_scopeattr_fromenv(sbx_scopeattr_t *restrict scope, const char *restrict prefix,

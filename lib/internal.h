@@ -458,11 +458,6 @@ bool sbx__wants(const struct sbx_scope *scope, int kind);
  * last one of the kinds keep (muted too) is kept in buf, unescaped. */
 unsigned sbx__events_mute(unsigned kinds);
 void sbx__events_keep(unsigned kinds, char *buf, size_t size);
-/* text with the library's names of the switches written as the variables
- * of prefix that set them (SBX_SCOPE_LISTABLE: PREFIX_LISTABLE), and its
- * temporary directory's call as PREFIX_TMPDIR, into out (environ.c). */
-void sbx__as_variables(const char *prefix, const char *text, char *out, size_t cap)
-	__attribute__((weak)); /* where environ.c is not linked, no scope has a prefix */
 /* What a compile says of the scope's paths whatever way its denials take:
  * a spawn that compiles again, expanded, has said it once already. */
 #define SBX__SAID_OF_PATHS (SBX_EVENT_BIT(SBX_EVENT_IGNORED_DENY) | SBX_EVENT_BIT(SBX_EVENT_IGNORED_LINK))
