@@ -32,9 +32,19 @@
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
+#ifndef KCMP_VM
+#define KCMP_VM 1
+#endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+
+/* Whether the kernel says this child shares its parent's memory. */
+CHILD static bool shares_memory(void)
+{
+	return sys5(SYS_kcmp, sys(SYS_getpid, 0, 0, 0, 0), sys(SYS_getppid, 0, 0, 0, 0), KCMP_VM, 0,
+	            0) == 0;
+}
 
 CHILD static _Noreturn void child_exit(struct child *c, struct child_result res, int status)
 {
@@ -303,7 +313,8 @@ CHILD static _Noreturn void child_refuse(struct child *c, struct refusal r, int 
 {
 	struct line l = { .len = 0 };
 
-	put(&l, "sbxspawn: ");
+	put(&l, c->speaker);
+	put(&l, ": ");
 	put(&l, c->shown);
 	put(&l, ": not run: ");
 	put(&l, r.what);
@@ -336,6 +347,9 @@ CHILD static void confine(struct child *c, bool user)
 	int ours[2] = { c->cf.ruleset_fd, c->report_fd };
 	int err;
 
+	if (c->died_err)
+		child_refuse(c, (struct refusal){ SBX_REFUSED_APPLY, "prctl(PR_SET_PDEATHSIG)", NULL },
+		             c->died_err);
 	if (c->refused)
 		child_refuse(c, c->refusal, c->refused);
 	if (c->cf.hiding.covers &&
@@ -357,6 +371,20 @@ CHILD int sbx__child_main(void *arg)
 
 	if (c->report_rfd >= 0)
 		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
+	/* The first child of a process: where the kernel does not say that it
+	 * shares its parent's memory (an emulator's vfork is a fork), it ends
+	 * before doing anything, and the parent finds the way (spawn.c).
+	 * Every signal is blocked: a filter's SIGSYS ends it, not a handler. */
+	if (c->vm_unsure) {
+		c->vm_proved = shares_memory();
+		if (!c->vm_proved)
+			_exit(127); /* nothing done */
+	}
+	/* From here on, a parent that ends takes the child with it (a request
+	 * that failed is refused after the file actions, where fd 2 is the
+	 * one the caller chose). */
+	if (c->cf.die_with)
+		c->died_err = sbx__die_with(c->cf.die_with, &call);
 	/* A descriptor kept, or closed, by another thread since the list was
 	 * made, and before this table was copied: the list is not this
 	 * table's.  Nothing has run yet; the spawn starts again. */

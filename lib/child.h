@@ -42,6 +42,7 @@ struct child_result {
 struct child {
 	const char *file;        /* the program, or the name to look up */
 	char shown[512];         /* file, escaped for the refusal line */
+	const char *speaker;     /* the line's first word */
 	const char *search_path; /* PATH for the lookup; NULL: exec file as it is */
 	char *const *argv;
 	char *const *envp;
@@ -58,6 +59,7 @@ struct child {
 
 	struct confinement cf;    /* applied after the file actions */
 	int refused;              /* errno of a ruleset the parent could not build */
+	int died_err;             /* errno of the parent-death request (cf.die_with) */
 	struct refusal refusal;   /* and what refused it */
 	int fd_floor;             /* our descriptors move to at least this */
 	int *pidfd;               /* sbx_pidfd_spawn: where clone puts the pidfd; else NULL */
@@ -67,6 +69,8 @@ struct child {
 	const int *hidden;        /* the library's own descriptors an action could name */
 	size_t nhidden;           /* (closed before the file actions run) */
 	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
+	bool vm_unsure;           /* the child proves first that it shares our memory */
+	bool vm_proved;           /* and says so here, or ends at once */
 
 	struct child_result res;
 };

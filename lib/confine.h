@@ -67,6 +67,7 @@ struct confinement {
 	uid_t uid;
 	gid_t gid;
 	bool drop_caps;
+	pid_t die_with;                   /* SIGKILL when it ends: the parent, by pid; 0: none */
 };
 
 /* Before the file actions: the namespace, a user namespace too (mapping
@@ -96,6 +97,10 @@ int sbx__join_cgroup(int dirfd, const char **call);
 /* What the scope and its compiled ruleset ask of a process (confine.c):
  * its covers too, but for a ruleset that is refused. */
 struct confinement sbx__confinement(const struct sbx_scope *scope, const struct sbx_ruleset *rs);
+/* SIGKILL to the calling thread when the thread of parent that made it
+ * ends (PR_SET_PDEATHSIG): 0, or the errno (ESRCH: parent has ended
+ * already) with *call naming the step. */
+int sbx__die_with(pid_t parent, const char **call);
 /* Applies cf to the calling thread (confine.c), with raw system calls only (it runs in
  * the spawn engine's child, and in sbx_execve's caller): 0, or the errno
  * with *call naming the step that failed. */

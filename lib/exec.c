@@ -125,9 +125,16 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
 	int err, ours = rs->fd;
 	struct confinement cf = sbx__confinement(scope, rs);
 
+	/* The process that becomes the command dies with its own parent. */
+	if (cf.die_with)
+		cf.die_with = getppid();
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*refusal = rs->refusal;
 		return rs->error;
+	}
+	if (cf.die_with && (err = sbx__die_with(cf.die_with, &refusal->call))) {
+		refusal->what = SBX_REFUSED_APPLY;
+		return err;
 	}
 	if (cf.hiding.covers &&
 	    (err = sbx__hide_cover(&cf.hiding, user, &ours, 1, NULL, true, &refusal->call))) {

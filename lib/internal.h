@@ -113,6 +113,7 @@ struct sbx_scope {
 	unsigned events; /* sbx_scopeattr_setevents() */
 	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
 	char env_prefix[201]; /* sbx_scopeattr_readenv()'s (at most 200): events name them */
+	const char *speaker;  /* who a refused child's line says it is; NULL: "sbxspawn" (sbxrun's) */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;

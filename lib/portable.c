@@ -69,6 +69,8 @@ static const char *beyond_this_build(const struct sbx_scope *scope)
 		return "resource limits (sbx_scopeattr_setrlimit)";
 	if (scope->cgroup)
 		return "a control group (sbx_scopeattr_setcgroup)";
+	if (scope->flags & SBX_SCOPE_DIE_WITH_PARENT)
+		return "the child's end with its parent (SBX_SCOPE_DIE_WITH_PARENT)";
 	for (size_t i = 0; i < sizeof(controls) / sizeof(controls[0]); i++)
 		if ((scope->flags & controls[i].flag) && (scope->flags & SBX_SCOPE_STRICT))
 			return controls[i].name;

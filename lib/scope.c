@@ -265,7 +265,7 @@ int sbx__scope_settmpdir(sbx_scopeattr_t *scope, const char *dir)
 		     SBX_SCOPE_NO_UNIX_CONNECT | SBX_SCOPE_NO_IO_URING | SBX_SCOPE_DROP_CAPS |     \
 		     SBX_SCOPE_LISTABLE | SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |    \
 		     SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND |                  \
-		     SBX_SCOPE_NO_NETWORK)
+		     SBX_SCOPE_NO_NETWORK | SBX_SCOPE_DIE_WITH_PARENT)
 
 SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 {
@@ -285,7 +285,7 @@ SBX_EXPORT int sbx_scopeattr_setflags(sbx_scopeattr_t *scope, int flags)
 #define CONTROL_FLAGS (KNOWN_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | SBX_SCOPE_LISTABLE | \
                                        SBX_SCOPE_SHARE_KEYRINGS | SBX_SCOPE_TUNE_PROCESSES |   \
                                        SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE |                \
-                                       SBX_SCOPE_EXPAND))
+                                       SBX_SCOPE_EXPAND | SBX_SCOPE_DIE_WITH_PARENT))
 
 bool sbx__scope_empty(const struct sbx_scope *s)
 {

@@ -51,7 +51,9 @@ SBX__WITH_FORK_HANDLERS;
 		     CGROUP_FLAG)
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
- * break it.  Probed once per process. */
+ * break it.  Learnt once per process: from its first child, which asks
+ * the kernel (kcmp) before it does anything, and ends at once where the
+ * answer is not yes; else from a probe (vm_clone_works). */
 static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken */
 
 CHILD static int probe_child(void *arg)
@@ -124,6 +126,34 @@ static pid_t run_child_fork(struct child *c)
 	}
 	close(p[0]);
 	return pid;
+}
+
+/* The child made the way this process makes them: the first with its
+ * proof that it shares our memory, which saves the probe a process. */
+static pid_t clone_child(struct child *c, void *stack_top)
+{
+	pid_t pid;
+
+	if (!atomic_load_explicit(&vm_clone_state, memory_order_relaxed) &&
+	    !secure_getenv("SBXSPAWN_FORCE_FORK")) {
+		c->vm_unsure = true;
+		c->vm_proved = false;
+		pid = run_child_vm(c, stack_top);
+		c->vm_unsure = false;
+		if (pid < 0 || c->vm_proved) {
+			if (pid > 0)
+				atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
+			return pid;
+		}
+		/* Unproved: it has ended, or ends now, having done nothing. */
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		if (c->pidfd && !c->pidfd_late) {
+			close(*c->pidfd);
+			*c->pidfd = -1;
+		}
+	}
+	return vm_clone_works(stack_top) ? run_child_vm(c, stack_top) : run_child_fork(c);
 }
 
 /* Reads the attribute object through its getters; EINVAL for a flag
@@ -335,7 +365,7 @@ static pid_t start_child(struct child *c)
 	/* Raw: the C library's sigprocmask would keep its own signals open. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
-	pid = vm_clone_works(stack + size) ? run_child_vm(c, stack + size) : run_child_fork(c);
+	pid = clone_child(c, stack + size);
 	/* A clone that knows no CLONE_PIDFD (qemu-user 7 says EINVAL): made
 	 * without it, the pidfd opened at once, every signal still blocked,
 	 * before a handler of the caller's can reap the child.  (Another of
@@ -343,7 +373,7 @@ static pid_t start_child(struct child *c)
 	 * leaves no such moment.) */
 	if (pid < 0 && errno == EINVAL && c->pidfd && !c->pidfd_late) {
 		c->pidfd_late = true;
-		pid = vm_clone_works(stack + size) ? run_child_vm(c, stack + size) : run_child_fork(c);
+		pid = clone_child(c, stack + size);
 	}
 	if (pid > 0 && c->pidfd_late && !c->res.stage && !c->res.again && !c->res.held &&
 	    (*c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
@@ -459,6 +489,7 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 		sbx__announce_frozen(scope, rs, c.envp, fa);
 	}
 	sbx__escape(file, c.shown, sizeof(c.shown));
+	c.speaker = scope && scope->speaker ? scope->speaker : "sbxspawn";
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
 	while (!(err = start_hiding(&c, &pid)) && pid > 0 && (c.res.nohide || c.res.held))
 		if ((err = (c.res.held ? prepare_inherited : prepare_refused)(&c, scope, fa, &rs)))

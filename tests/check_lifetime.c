@@ -399,5 +399,6 @@ Suite *suite_lifetime(void)
 	tcase_add_test(tc, test_pidfd_spawn);
 	tcase_add_test(tc, test_pidfd_spawn_failures);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tcase_lifetime_parent());
 	return s;
 }

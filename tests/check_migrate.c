@@ -84,7 +84,8 @@ START_TEST(test_isempty)
 	ck_assert_int_eq(empty(&s), 1);
 	/* How the rest is applied and said: asks nothing by itself. */
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT |
-	                                                SBX_SCOPE_LISTABLE), 0);
+	                                                SBX_SCOPE_LISTABLE |
+	                                                SBX_SCOPE_DIE_WITH_PARENT), 0);
 	ck_assert_int_eq(sbx_scopeattr_setabi(&s, 1), 0);
 	ck_assert_int_eq(sbx_scopeattr_setevents(&s, 0), 0);
 	ck_assert_int_eq(empty(&s), 1);

@@ -140,10 +140,15 @@ START_TEST(test_refused_beyond_build)
 	ck_assert_int_eq(sbx_posix_spawnp(&pid, "cat", NULL, NULL, &s, argv, environ), SBX_EREFUSED);
 	assert_no_child();
 
+	/* No child that would outlive its parent. */
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_DIE_WITH_PARENT), 0);
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "cat", NULL, NULL, &s, argv, environ), SBX_EREFUSED);
+	assert_no_child();
+
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_NO_IO_URING | SBX_SCOPE_STRICT), 0);
 	ck_assert_int_eq(sbx_posix_spawnp(&pid, "cat", NULL, NULL, &s, argv, environ), SBX_EREFUSED);
 	assert_no_child();
-	ck_assert_int_eq(seen.count[SBX_EVENT_REFUSED], 4);
+	ck_assert_int_eq(seen.count[SBX_EVENT_REFUSED], 5);
 
 	/* Not strictly: a warning for each control, and the command runs. */
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_NO_IO_URING | SBX_SCOPE_NO_SIGNAL), 0);

@@ -30,7 +30,7 @@ START_TEST(test_api_errors)
 	ck_assert_int_eq(sbx_scopeattr_addallow(&s, ""), ENOENT);
 	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, NULL), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, "/nonexistent/but/fine"), 0);
-	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0x10000), EINVAL);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, 0x20000), EINVAL);
 	/* Hiding demanded and refused at once: no way is left. */
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_HIDE | SBX_SCOPE_EXPAND), EINVAL);
 	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_REQUIRE), 0);

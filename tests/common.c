@@ -184,7 +184,7 @@ int wait_status(pid_t pid)
 	return status;
 }
 
-static char *slurp_fd(int fd)
+char *slurp_fd(int fd)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);

@@ -53,6 +53,7 @@ TCase *tcase_errors_answers(void);
 TCase *tcase_escape_world(void);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
+TCase *tcase_lifetime_parent(void);
 
 /* A SKIP line on stderr, "SKIP TEST[ (PART)]: why", the test named without
  * Check's _fn; counted for the runner's summary (tests/runner.c). */
@@ -76,6 +77,8 @@ void tree_free(struct tree *t);
 
 /* Waits for pid and returns its wait status. */
 int wait_status(pid_t pid);
+/* What fd holds from its start (or what a pipe gives to its end), allocated. */
+char *slurp_fd(int fd);
 /* Runs argv with sbx_posix_spawnp under scope, stdout and stderr captured
  * in *out (malloc'd, may be NULL) and the exit status returned; -1000-err
  * when the spawn itself failed with err. */

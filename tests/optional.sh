@@ -108,6 +108,18 @@ int main(int argc, char **argv)
 		CHECK(status == -1 && errno == ENOTSUP);
 	CHECK(sbx_scopeattr_destroy(&s) == 0);
 
+	/* Dying with its parent: the library's (not its portable build's),
+	 * refused without it. */
+	CHECK(sbx_scopeattr_init(&s) == 0);
+	CHECK(sbx_scopeattr_setevents(&s, 0) == 0);
+	CHECK(sbx_scopeattr_setflags(&s, SBX_SCOPE_DIE_WITH_PARENT) == 0);
+	status = sbx_posix_spawnp(&pid, "sh", NULL, NULL, &s, args, environ);
+	if (SBX_OPTIONAL_LIBRARY)
+		CHECK((status == 0 && run_status(pid) == 3) || status == SBX_EREFUSED);
+	else
+		CHECK(status == SBX_EREFUSED);
+	CHECK(sbx_scopeattr_destroy(&s) == 0);
+
 	CHECK(strstr(sbx_strerror(SBX_EREFUSED), "refused"));
 	/* Without the library, ENOTSUP names the cause (a required scope). */
 	CHECK(SBX_OPTIONAL_LIBRARY || strstr(sbx_strerror(ENOTSUP), "built without libsbxspawn"));

@@ -570,7 +570,8 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	int flags = 0, err;
 
 	sbx_scopeattr_getflags(scope, &flags);
-	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
+	/* The command dies with sbxrun, as run_child's does. */
+	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_DIE_WITH_PARENT);
 	catch_signals();
 	/* What the command leaves running becomes sbxrun's, to be counted
 	 * where there is a report to count for, and ended unless kept. */

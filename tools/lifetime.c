@@ -2,9 +2,9 @@
 /*
  * sbxrun's command as a child, and the tree it starts ended with it.
  *
- * The child is a fork of sbxrun that does what sbxrun alone does: confine
- * itself and become the command (its refusals and failures said as
- * sbxrun says them, its exit statuses sbxrun's).
+ * The command is spawned by the library, killed by the kernel if sbxrun
+ * ends first (SBX_SCOPE_DIE_WITH_PARENT); its refusals and failures are
+ * said as sbxrun says them, its exit statuses are sbxrun's.
  * sbxrun stays as the command's parent and the subreaper of everything
  * the command starts (PR_SET_CHILD_SUBREAPER): a process that calls
  * setsid(2) and forks twice still has sbxrun for an ancestor, for its
@@ -261,14 +261,14 @@ int lifetime_adopt(void)
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) ? errno : 0;
 }
 
-int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
+int lifetime_run(const struct lifetime *l, lifetime_start_fn *start, void *arg, int *status,
                  bool *timed_out)
 {
 	sigset_t wait_for, before, chld;
 	long long deadline = l->timeout_ns > 0 ? lifetime_now_ns() + l->timeout_ns : -1;
-	pid_t caller = getppid(), parent = getpid();
+	pid_t caller = getppid();
 	siginfo_t si;
-	int sig;
+	int sig, err;
 
 	*timed_out = false;
 	waited_for(&wait_for);
@@ -278,18 +278,12 @@ int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, 
 	/* Its caller may have ended before this: then nothing runs. */
 	if (l->die_with_parent && (prctl(PR_SET_PDEATHSIG, PARENT_GONE, 0, 0, 0) || getppid() != caller))
 		return ESRCH;
-	/* The command's process: sbxrun as it was, with the mask it started
-	 * with (no handler was set), becoming the command. */
-	if ((command = fork()) < 0)
-		return errno;
-	if (command == 0) {
-		/* sbxrun ended (a command that may signal it can kill it):
-		 * the command with it, whatever its tree does. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() != parent)
-			_exit(LIFETIME_FAILED);
+	/* The command, with the mask sbxrun started with (no handler was
+	 * set), ended by the kernel if sbxrun ends first (a command that may
+	 * signal sbxrun can kill it), whatever its tree does. */
+	if ((err = start(arg, &before, &command))) {
 		sigprocmask(SIG_SETMASK, &before, NULL);
-		_exit(become(arg));
+		return err;
 	}
 	while (!command_ended) {
 		sig = next_signal(&wait_for, deadline, &si);

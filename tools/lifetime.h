@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* The exit statuses of timeout(1) and env(1). */
 #define LIFETIME_TIMED_OUT 124
@@ -30,13 +31,15 @@ long long lifetime_now_ns(void);
  * cannot be (qemu-user refuses it): then what the command leaves running
  * is found only while its chain of parents holds. */
 int lifetime_adopt(void);
-/* Forks a child that exits with become(arg) (which confines it and
- * becomes the command), and waits for it, passing on the signals sent to
- * sbxrun; when its time is up (*timed_out), or when it ends, every
- * process of its tree is ended (unless l->keep_tree): 0 with its wait
- * status, or the errno of the fork (ESRCH with l->die_with_parent: the
- * caller has ended already). */
-int lifetime_run(const struct lifetime *l, int (*become)(void *arg), void *arg, int *status,
+/* Starts the command: 0 with *pid, or the errno.  mask is the signal mask
+ * the command is to start with (sbxrun's own at its start). */
+typedef int lifetime_start_fn(void *arg, const sigset_t *mask, pid_t *pid);
+/* Starts the command with start(arg, ...) and waits for it, passing on the
+ * signals sent to sbxrun; when its time is up (*timed_out), or when it
+ * ends, every process of its tree is ended (unless l->keep_tree): 0 with
+ * its wait status, or the errno of the start (ESRCH with
+ * l->die_with_parent: the caller has ended already). */
+int lifetime_run(const struct lifetime *l, lifetime_start_fn *start, void *arg, int *status,
                  bool *timed_out);
 /* Ends every process that descends from sbxrun: SIGTERM, and after a
  * grace SIGKILL until none is left. */

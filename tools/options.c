@@ -531,6 +531,9 @@ int sbxrun_parse_options(struct settings *set, int argc, char **argv)
 	if ((err = sbx_scopeattr_init(&set->scope)))
 		sbxrun_fail("%s", sbx_strerror(err));
 	sbx_scopeattr_setlogger(&set->scope, logger, set);
+	/* A refused command's line, which the library's child writes, is
+	 * sbxrun's too. */
+	set->scope.__scope->speaker = "sbxrun";
 	while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
 		if (!strcmp(argv[i], "--")) {
 			i++;

@@ -15,6 +15,8 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,17 +128,43 @@ static void guard_tree(const struct settings *set, sbx_scopeattr_t *scope)
 }
 
 #if SBX_BUILD_LANDLOCK
-/* What the forked child of run_child does: today's sbxrun. */
+/* The command run_child starts. */
 struct command {
 	sbx_scopeattr_t *scope;
 	char **argv;
 };
 
-static int become(void *arg)
+/* The command spawned (lifetime_start_fn): its signal mask sbxrun's at
+ * its start, dying with sbxrun. */
+static int start(void *arg, const sigset_t *mask, pid_t *pid)
 {
 	struct command *c = arg;
+	posix_spawnattr_t attr;
+	int err;
 
-	return run(c->scope, c->argv);
+	if ((err = posix_spawnattr_init(&attr)))
+		return err;
+	if (!(err = posix_spawnattr_setsigmask(&attr, mask)) &&
+	    !(err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK)))
+		err = sbx_posix_spawnp(pid, c->argv[0], NULL, &attr, c->scope, c->argv, environ);
+	posix_spawnattr_destroy(&attr);
+	return err;
+}
+
+/* Whether this process cannot compile scope (a domain it runs in forbids
+ * a listing the scope needs): then sbxrun refuses it itself, in its own
+ * words, as it does without a child, not a child in the library's.  The
+ * compile is kept for the spawn. */
+static bool refused_here(sbx_scopeattr_t *scope)
+{
+	unsigned events = 0;
+	int err;
+
+	sbx_scopeattr_getevents(scope, &events);
+	sbx_scopeattr_setevents(scope, events & ~SBX_EVENT_BIT(SBX_EVENT_REFUSED));
+	err = sbx_scopeattr_compile(scope);
+	sbx_scopeattr_setevents(scope, events);
+	return err == SBX_EREFUSED;
 }
 #endif
 
@@ -147,6 +175,7 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 #if SBX_BUILD_LANDLOCK
 	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
 	struct command c = { scope, argv };
+	char program[PATH_MAX];
 	bool timed_out;
 	int status = 0, err;
 
@@ -155,16 +184,18 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 	 * output. */
 	if (!set->keep_tree)
 		lifetime_adopt();
-	err = lifetime_run(&l, become, &c, &status, &timed_out);
+	sbxrun_add_flags(scope, SBX_SCOPE_DIE_WITH_PARENT);
+	if (refused_here(scope))
+		return run(scope, argv);
+	err = lifetime_run(&l, start, &c, &status, &timed_out);
 
 	if (err == ESRCH && set->die_with_parent) {
 		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
 		return EXIT_FAILED;
 	}
-	if (err) {
-		sbxrun_say("%s: not run: fork: %s", argv[0], strerror(err));
-		return EXIT_FAILED;
-	}
+	if (err)
+		return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
+		               argv, err);
 	return lifetime_exit(status, timed_out);
 #else
 	(void)set;

@@ -73,6 +73,7 @@ extern char **environ;
 #define SBX_SCOPE_HIDE 0x2000
 #define SBX_SCOPE_EXPAND 0x4000
 #define SBX_SCOPE_NO_NETWORK 0x8000
+#define SBX_SCOPE_DIE_WITH_PARENT 0x10000
 #define SBX_TCP_BIND 0x1
 #define SBX_TCP_CONNECT 0x2
 #define SBX_DENY 1
@@ -251,13 +252,14 @@ typedef struct sbx_scopeattr {
 	void *__logger_arg;
 } sbx_scopeattr_t;
 
-#define SBX_OPTIONAL_FLAGS 0xffff
+#define SBX_OPTIONAL_FLAGS 0x1ffff
 #define SBX_OPTIONAL_CONTROLS (SBX_OPTIONAL_FLAGS & ~(SBX_SCOPE_REQUIRE | SBX_SCOPE_STRICT | \
                                                      SBX_SCOPE_LISTABLE |                    \
                                                      SBX_SCOPE_SHARE_KEYRINGS |              \
                                                      SBX_SCOPE_TUNE_PROCESSES |              \
                                                      SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_HIDE | \
-                                                     SBX_SCOPE_EXPAND))
+                                                     SBX_SCOPE_EXPAND | \
+                                                     SBX_SCOPE_DIE_WITH_PARENT))
 
 static inline void sbx_optional_say(const sbx_scopeattr_t *s, int kind, int err,
                                     const char *path, const char *path2, const char *message)
@@ -666,6 +668,12 @@ static inline int sbx_optional_settle(const sbx_scopeattr_t *scope)
 		return 0;
 	if (sbx_scopeattr_isempty(scope, &empty))
 		return EINVAL;
+	if (scope->__flags & SBX_SCOPE_DIE_WITH_PARENT) {
+		sbx_optional_say(scope, SBX_EVENT_REFUSED, ENOTSUP, NULL, NULL,
+		                 "not run: the child's end with its parent: this program was "
+		                 "built without libsbxspawn");
+		return SBX_EREFUSED;
+	}
 	if (empty)
 		return 0;
 	if (scope->__flags & SBX_SCOPE_REQUIRE)

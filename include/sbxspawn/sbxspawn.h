@@ -134,6 +134,13 @@ typedef struct sbx_scopeattr {
  * Landlock's TCP rights (ABI 4) hold them to the ports named; ports, not
  * hosts.  A socket the child inherits is the caller's to close. */
 #define SBX_SCOPE_NO_NETWORK 0x8000
+/* The child is sent SIGKILL when the thread that spawned it ends, from
+ * before its exec (prctl(2)'s PR_SET_PDEATHSIG, kept across the ids the
+ * scope sets); where that thread has ended already, nothing runs.  With
+ * sbx_execve(), the calling process, when its parent ends.  Not a
+ * confinement: a scope with only this flag is empty, and it holds with no
+ * Landlock too (the portable build refuses it). */
+#define SBX_SCOPE_DIE_WITH_PARENT 0x10000
 
 /* Access for sbx_scopeattr_allowtcp(). */
 #define SBX_TCP_BIND 0x1

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* The child and its parent.  Under SBX_SCOPE_DIE_WITH_PARENT a child whose
+ * spawning process is killed is killed with it: shown surviving without
+ * the flag first, then with the flag alone, with a denial (hidden where the
+ * child can have a namespace), and with the ids a scope sets (root); a
+ * kernel that refuses the request is a refusal, never a child without it.
+ * And the first child of a process, which proves that it shares its
+ * parent's memory before it does anything: where the kernel will not say
+ * (kcmp refused), it ends having done nothing, and the command runs once.
+ * (Part of the lifetime suite.) */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+enum way { PLAIN, DYING, DYING_DENIED, DYING_OTHER_IDS };
+
+/* A process of the test's that spawns a sleeper with scope's way, tells
+ * its pid through fd, and waits to be killed. */
+static _Noreturn void spawner(enum way way, const char *denied, int fd)
+{
+	char *argv[] = { "sleep", "100000", NULL };
+	sbx_scopeattr_t s;
+	pid_t pid;
+	int err;
+
+	if (sbx_scopeattr_init(&s) ||
+	    (way != PLAIN && sbx_scopeattr_setflags(&s, SBX_SCOPE_DIE_WITH_PARENT)) ||
+	    (way == DYING_DENIED && sbx_scopeattr_adddeny(&s, denied)) ||
+	    (way == DYING_OTHER_IDS && sbx_scopeattr_setids(&s, 65534, 65534)))
+		_exit(2);
+	if ((err = sbx_posix_spawnp(&pid, "sleep", NULL, NULL, &s, argv, environ)))
+		pid = -err;
+	(void)!write(fd, &pid, sizeof(pid));
+	for (;;)
+		pause();
+}
+
+/* The signal that ended the sleeper of way once its spawner was killed:
+ * SIGKILL from the kernel where it dies with its parent; else it is alive
+ * (adopted by the test), and the SIGTERM the test sends it ends it. */
+static int ended_by(enum way way, const char *denied)
+{
+	int p[2], status;
+	pid_t spawner_pid, sleeper;
+
+	ck_assert_int_eq(pipe(p), 0);
+	spawner_pid = fork();
+	ck_assert_int_ge(spawner_pid, 0);
+	if (spawner_pid == 0)
+		spawner(way, denied, p[1]);
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], &sleeper, sizeof(sleeper)), sizeof(sleeper));
+	close(p[0]);
+	ck_assert_msg(sleeper > 0, "spawn: %s", strerror(-sleeper));
+	/* The parent-death signal is sent as the spawner exits, before it
+	 * can be reaped: once reaped, a SIGKILL is there or never comes. */
+	ck_assert_int_eq(kill(spawner_pid, SIGKILL), 0);
+	ck_assert_int_eq(WTERMSIG(wait_status(spawner_pid)), SIGKILL);
+	kill(sleeper, SIGTERM);
+	status = wait_status(sleeper);
+	ck_assert(WIFSIGNALED(status));
+	return WTERMSIG(status);
+}
+
+START_TEST(test_die_with_parent)
+{
+	char *dir = make_tmpdir();
+
+	/* The test adopts what its spawners leave. */
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(ended_by(PLAIN, NULL), SIGTERM); /* the control */
+	ck_assert_int_eq(ended_by(DYING, NULL), SIGKILL);
+	if (landlock_abi() > 0)
+		ck_assert_int_eq(ended_by(DYING_DENIED, dir), SIGKILL);
+	if (geteuid() == 0)
+		ck_assert_int_eq(ended_by(DYING_OTHER_IDS, NULL), SIGKILL);
+	else
+		say_skip("SKIP %s: (part) the ids a scope sets need root\n", __func__);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* The request refused by a filter: nothing runs, one line says what. */
+START_TEST(test_die_with_parent_refused)
+{
+	char *argv[] = { "true", NULL }, *out = NULL;
+	sbx_file_actions_t fa;
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+	int p[2];
+	pid_t pid;
+
+	if (!filters_here(__func__))
+		return;
+	ck_assert_int_eq(sbx_scopeattr_init(&s), 0);
+	sbx_scopeattr_setlogger(&s, NULL, NULL);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_DIE_WITH_PARENT), 0);
+	seccomp_fail(SYS_prctl, EPERM);
+	/* The control: the filter stops no plain spawn. */
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "true", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(sbx_file_actions_init(&fa), 0);
+	ck_assert_int_eq(sbx_file_actions_adddup2(&fa, p[1], 2), 0);
+	pid = -1;
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "true", &fa, NULL, &s, argv, environ), SBX_EREFUSED);
+	ck_assert_int_eq(pid, -1);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_int_eq(oc.confinement, SBX_OUTCOME_REFUSED);
+	close(p[1]);
+	out = slurp_fd(p[0]);
+	ck_assert_msg(strstr(out, "prctl(PR_SET_PDEATHSIG)") && strchr(out, '\n') == strrchr(out, '\n'),
+	              "%s", out);
+	close(p[0]);
+	free(out);
+	sbx_file_actions_destroy(&fa);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* kcmp refused: the first child cannot prove it shares the test's memory,
+ * ends, and the spawn goes on the other way: the command's one line, and
+ * an exec that fails said as the spawn's error (the child's record read). */
+START_TEST(test_first_child_unproved)
+{
+	char *dir = make_tmpdir(), *out;
+	const char *log = join(dir, "log");
+	char *argv[] = { "sh", "-c", "echo ran >> \"$0\"", (char *)log, NULL };
+	pid_t pid;
+	int fd;
+
+	if (!filters_here(__func__))
+		return;
+	seccomp_fail(SYS_kcmp, EPERM);
+	ck_assert_int_eq(sbx_posix_spawnp(&pid, "sh", NULL, NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_ge(fd = open(log, O_RDONLY), 0);
+	out = slurp_fd(fd);
+	close(fd);
+	ck_assert_str_eq(out, "ran\n");
+	free(out);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/nonexistent/x", NULL, NULL, NULL, argv, environ),
+	                 ENOENT);
+	rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+TCase *tcase_lifetime_parent(void)
+{
+	TCase *tc = tcase_create("parent");
+
+	untimed(tc);
+	tcase_add_test(tc, test_die_with_parent);
+	tcase_add_test(tc, test_die_with_parent_refused);
+	tcase_add_test(tc, test_first_child_unproved);
+	return tc;
+}
