@@ -333,9 +333,14 @@ CHILD static bool looked_at(const sbx_file_actions_t *fa, enum held which, const
 CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
                             size_t nours, long *fd)
 {
-	long dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-	               0);
-	int err = 0;
+	long dir;
+	int err = 0, made = 0;
+
+	for (int i = 0; fa && i < fa->__used; i++)
+		made += fa->__actions[i].kind == SBX_FA_OPEN || fa->__actions[i].kind == SBX_FA_DUP2;
+	if (!made)
+		return 0;
+	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 
 	for (int i = 0; fa && i < fa->__used && !err; i++) {
 		const struct sbx_file_action *a = &fa->__actions[i];
