@@ -81,6 +81,10 @@ struct child {
  * its default, and those of sigdefault under POSIX_SPAWN_SETSIGDEF. */
 void sbx__reset_signals(short flags, const sigset_t *sigdefault);
 
+/* Creates the child (clone.c) and waits for it to exec or fail: its pid,
+ * or -1 with errno; a child that failed or is to start again is reaped. */
+pid_t sbx__start_child(struct child *c);
+
 /* The child: everything from clone to exec.  Returns only through _exit. */
 int sbx__child_main(void *arg);
 

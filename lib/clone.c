@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the spawn engine makes its child: clone(CLONE_VM|CLONE_VFORK) on a
+ * stack of its own, so that its cost does not grow with the parent's heap
+ * and the parent sleeps until the child has exec'd or exited; where an
+ * emulator breaks CLONE_VM (qemu-user's vfork is a fork), a copy of the
+ * parent that reports through a pipe.  Which way works is learnt once per
+ * process, from the first child's own proof (kcmp) or a probe.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compat/kernel.h"
+#include "internal.h"
+#include "lib/child.h"
+
+/* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
+ * break it.  Learnt once per process: from its first child, which asks
+ * the kernel (kcmp) before it does anything, and ends at once where the
+ * answer is not yes; else from a probe (vm_clone_works). */
+static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken */
+
+CHILD static int probe_child(void *arg)
+{
+	*(volatile int *)arg = 1;
+	_exit(0);
+}
+
+static int vm_clone_works(void *stack_top)
+{
+	int state = atomic_load_explicit(&vm_clone_state, memory_order_relaxed);
+
+	if (state == 0) {
+		volatile int shared = 0;
+		pid_t pid;
+
+		/* No exit signal: a caller's SIGCHLD handler never hears of a
+		 * child it did not ask for, and its waitpid(-1) never reaps it
+		 * (a clone child is waited for with __WALL alone). */
+		if (secure_getenv("SBXSPAWN_FORCE_FORK"))
+			pid = -1;
+		else
+			pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
+		if (pid > 0)
+			while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
+				;
+		/* A clone that failed (a process limit, memory) proves nothing:
+		 * ask again next time, and use the fallback this time. */
+		if (pid < 0 && !secure_getenv("SBXSPAWN_FORCE_FORK"))
+			return 0;
+		state = shared ? 1 : -1;
+		atomic_store_explicit(&vm_clone_state, state, memory_order_relaxed);
+	}
+	return state > 0;
+}
+
+static int run_child_vm(struct child *c, void *stack_top)
+{
+	return clone(sbx__child_main, stack_top,
+	             CLONE_VM | CLONE_VFORK | SIGCHLD | (c->pidfd && !c->pidfd_late ? CLONE_PIDFD : 0),
+	             c, c->pidfd);
+}
+
+/* The fallback: a copy of the parent, reporting through a close-on-exec
+ * pipe whose end-of-file means exec succeeded. */
+static pid_t run_child_fork(struct child *c)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	c->report_fd = p[1];
+	c->report_rfd = p[0];
+	/* A raw fork: no atfork handlers run, as with posix_spawn.  The
+	 * parent's tid pointer is the third argument on every architecture
+	 * the library knows: where CLONE_PIDFD puts the pidfd. */
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD | (c->pidfd && !c->pidfd_late ? CLONE_PIDFD : 0), 0,
+	                     c->pidfd, NULL, 0);
+	if (pid == 0)
+		sbx__child_main(c);
+	close(p[1]);
+	c->report_fd = c->report_rfd = -1;
+	if (pid > 0) {
+		while ((n = read(p[0], &c->res, sizeof(c->res))) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof(c->res))
+			c->res.stage = 0;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* The child made the way this process makes them: the first with its
+ * proof that it shares our memory, which saves the probe a process. */
+static pid_t clone_child(struct child *c, void *stack_top)
+{
+	pid_t pid;
+
+	if (!atomic_load_explicit(&vm_clone_state, memory_order_relaxed) &&
+	    !secure_getenv("SBXSPAWN_FORCE_FORK")) {
+		c->vm_unsure = true;
+		c->vm_proved = false;
+		pid = run_child_vm(c, stack_top);
+		c->vm_unsure = false;
+		if (pid < 0 || c->vm_proved) {
+			if (pid > 0)
+				atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
+			return pid;
+		}
+		/* Unproved: it has ended, or ends now, having done nothing. */
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		if (c->pidfd && !c->pidfd_late) {
+			close(*c->pidfd);
+			*c->pidfd = -1;
+		}
+	}
+	return vm_clone_works(stack_top) ? run_child_vm(c, stack_top) : run_child_fork(c);
+}
+
+/* The child's stacks: a few are kept for the next spawns, for a new
+ * mapping costs a spawn three system calls, its first pages' faults, and
+ * its unmapping a flush of every processor's view of the caller's memory.
+ * A stack is free again once clone() has returned: the child has exec'd
+ * or exited by then (CLONE_VFORK).  Taken and given back with an atomic
+ * exchange each, so that threads spawning at once never share one; under
+ * an address sanitizer, whose bookkeeping of a stack a child abandons
+ * mid-call is not to be trusted twice, none is kept. */
+#define SPARE_STACKS 4
+static char *_Atomic spare_stacks[SPARE_STACKS];
+
+static char *stack_take(size_t size, size_t page)
+{
+	char *stack;
+	int err;
+
+	for (int i = 0; i < SPARE_STACKS; i++)
+		if ((stack = atomic_exchange(&spare_stacks[i], NULL)))
+			return stack;
+	/* The stack grows down onto a guard page: an overflow faults instead
+	 * of writing the parent's memory. */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return NULL;
+	if (mprotect(stack, page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, size);
+		errno = err;
+		return NULL;
+	}
+	return stack;
+}
+
+static void stack_give(char *stack, size_t size)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+	for (int i = 0; i < SPARE_STACKS; i++) {
+		char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&spare_stacks[i], &none, stack))
+			return;
+	}
+#endif
+	munmap(stack, size);
+}
+
+pid_t sbx__start_child(struct child *c)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
+	sigset_t all;
+	char *stack;
+	pid_t pid;
+	int err;
+
+	if (!(stack = stack_take(size, page)))
+		return -1;
+	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
+	pid = clone_child(c, stack + size);
+	/* A clone that knows no CLONE_PIDFD (qemu-user 7 says EINVAL): made
+	 * without it, the pidfd opened at once, every signal still blocked,
+	 * before a handler of the caller's can reap the child.  (Another of
+	 * its threads waiting for any child could: a kernel with CLONE_PIDFD
+	 * leaves no such moment.) */
+	if (pid < 0 && errno == EINVAL && c->pidfd && !c->pidfd_late) {
+		c->pidfd_late = true;
+		pid = clone_child(c, stack + size);
+	}
+	if (pid > 0 && c->pidfd_late && !c->res.stage && !c->res.again && !c->res.held &&
+	    (*c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+		err = errno;
+		kill(pid, SIGKILL);
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		pid = -1;
+		errno = err;
+	}
+	err = errno;
+	/* A child that failed before its exec, or is to start again, has
+	 * exited: reaped while every signal is blocked, so that a SIGCHLD
+	 * handler of the caller's never reaps it first (its pid free again,
+	 * to be reused before this wait). */
+	if (pid > 0 && (c->res.stage || c->res.again || c->res.held)) {
+		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
+			;
+		if (c->pidfd) {
+			close(*c->pidfd);
+			*c->pidfd = -1;
+		}
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
+	stack_give(stack, size);
+	errno = err;
+	return pid;
+}
+
