@@ -32,19 +32,9 @@
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
-#ifndef KCMP_VM
-#define KCMP_VM 1
-#endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-
-/* Whether the kernel says this child shares its parent's memory. */
-CHILD static bool shares_memory(void)
-{
-	return sys5(SYS_kcmp, sys(SYS_getpid, 0, 0, 0, 0), sys(SYS_getppid, 0, 0, 0, 0), KCMP_VM, 0,
-	            0) == 0;
-}
 
 CHILD static _Noreturn void child_exit(struct child *c, struct child_result res, int status)
 {
@@ -278,6 +268,7 @@ static const struct {
 	{ E2BIG, "landlock_restrict_self", "16 Landlock domains are already stacked on this process" },
 	{ E2BIG, "landlock_create_ruleset", "the ruleset's attributes are larger than this kernel knows" },
 	{ ENOENT, "cgroup.procs", "the control group is gone" },
+	{ ESRCH, "prctl(PR_SET_PDEATHSIG)", "the spawning process has ended" },
 	{ EBUSY, "cgroup.procs", "the control group passes controllers to groups below it: no "
 	                         "process may join it" },
 	{ EPERM, NULL, "not permitted (no_new_privs could not be set, or a filter forbids Landlock)" },
@@ -371,15 +362,9 @@ CHILD int sbx__child_main(void *arg)
 
 	if (c->report_rfd >= 0)
 		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
-	/* The first child of a process: where the kernel does not say that it
-	 * shares its parent's memory (an emulator's vfork is a fork), it ends
-	 * before doing anything, and the parent finds the way (spawn.c).
-	 * Every signal is blocked: a filter's SIGSYS ends it, not a handler. */
-	if (c->vm_unsure) {
-		c->vm_proved = shares_memory();
-		if (!c->vm_proved)
-			_exit(127); /* nothing done */
-	}
+	/* Said in the parent's memory, where this child shares it (clone.c). */
+	if (c->vm_unsure)
+		c->vm_proved = true;
 	/* From here on, a parent that ends takes the child with it (a request
 	 * that failed is refused after the file actions, where fd 2 is the
 	 * one the caller chose). */

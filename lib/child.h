@@ -60,7 +60,8 @@ struct child {
 	struct confinement cf;    /* applied after the file actions */
 	int refused;              /* errno of a ruleset the parent could not build */
 	int died_err;             /* errno of the parent-death request (cf.die_with) */
-	struct refusal refusal;   /* and what refused it */
+	struct refusal refusal;   /* and what refused it, */
+	char what[160], why[768]; /* said in the scope's words */
 	int fd_floor;             /* our descriptors move to at least this */
 	int *pidfd;               /* sbx_pidfd_spawn: where clone puts the pidfd; else NULL */
 	bool pidfd_late;          /* clone knows no CLONE_PIDFD: pidfd_open after it */
@@ -69,8 +70,8 @@ struct child {
 	const int *hidden;        /* the library's own descriptors an action could name */
 	size_t nhidden;           /* (closed before the file actions run) */
 	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
-	bool vm_unsure;           /* the child proves first that it shares our memory */
-	bool vm_proved;           /* and says so here, or ends at once */
+	bool vm_unsure;           /* not known to share our memory: it says so here, */
+	bool vm_proved;           /* where it does (else its record comes by report_fd) */
 
 	struct child_result res;
 };

@@ -4,8 +4,8 @@
  * stack of its own, so that its cost does not grow with the parent's heap
  * and the parent sleeps until the child has exec'd or exited; where an
  * emulator breaks CLONE_VM (qemu-user's vfork is a fork), a copy of the
- * parent that reports through a pipe.  Which way works is learnt once per
- * process, from the first child's own proof (kcmp) or a probe.
+ * parent that reports through a pipe.  Until a child has said in the
+ * parent's memory that it shares it, each has that pipe as well.
  */
 #include "config.h"
 
@@ -26,44 +26,10 @@
 #include "lib/child.h"
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
- * break it.  Learnt once per process: from its first child, which asks
- * the kernel (kcmp) before it does anything, and ends at once where the
- * answer is not yes; else from a probe (vm_clone_works). */
-static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken */
-
-CHILD static int probe_child(void *arg)
-{
-	*(volatile int *)arg = 1;
-	_exit(0);
-}
-
-static int vm_clone_works(void *stack_top)
-{
-	int state = atomic_load_explicit(&vm_clone_state, memory_order_relaxed);
-
-	if (state == 0) {
-		volatile int shared = 0;
-		pid_t pid;
-
-		/* No exit signal: a caller's SIGCHLD handler never hears of a
-		 * child it did not ask for, and its waitpid(-1) never reaps it
-		 * (a clone child is waited for with __WALL alone). */
-		if (secure_getenv("SBXSPAWN_FORCE_FORK"))
-			pid = -1;
-		else
-			pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
-		if (pid > 0)
-			while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
-				;
-		/* A clone that failed (a process limit, memory) proves nothing:
-		 * ask again next time, and use the fallback this time. */
-		if (pid < 0 && !secure_getenv("SBXSPAWN_FORCE_FORK"))
-			return 0;
-		state = shared ? 1 : -1;
-		atomic_store_explicit(&vm_clone_state, state, memory_order_relaxed);
-	}
-	return state > 0;
-}
+ * and valgrind break it (their vfork is a fork).  Learnt from the first
+ * child that says so in our memory (run_child_unsure); -1 where the
+ * fallback is asked for (SBXSPAWN_FORCE_FORK). */
+static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 forced */
 
 static int run_child_vm(struct child *c, void *stack_top)
 {
@@ -103,32 +69,49 @@ static pid_t run_child_fork(struct child *c)
 	return pid;
 }
 
-/* The child made the way this process makes them: the first with its
- * proof that it shares our memory, which saves the probe a process. */
+/* A child made vfork-like where that is not known to share our memory:
+ * it says so in our memory first thing, and it has the fallback's pipe
+ * too.  Where it was a copy after all, its record comes through the pipe,
+ * as the fallback's does: one child, the spawn's, whichever way it was
+ * made, and never another started to find out. */
+static pid_t run_child_unsure(struct child *c, void *stack_top)
+{
+	struct child_result res;
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	c->report_fd = p[1];
+	c->report_rfd = p[0];
+	c->vm_unsure = true;
+	c->vm_proved = false;
+	pid = run_child_vm(c, stack_top);
+	c->vm_unsure = false;
+	close(p[1]);
+	c->report_fd = c->report_rfd = -1;
+	if (pid > 0 && c->vm_proved) {
+		atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
+	} else if (pid > 0) {
+		while ((n = read(p[0], &res, sizeof(res))) < 0 && errno == EINTR)
+			;
+		c->res = n == (ssize_t)sizeof(res) ? res : (struct child_result){ 0 };
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* The child made the way this process makes them. */
 static pid_t clone_child(struct child *c, void *stack_top)
 {
-	pid_t pid;
+	int state = atomic_load_explicit(&vm_clone_state, memory_order_relaxed);
 
-	if (!atomic_load_explicit(&vm_clone_state, memory_order_relaxed) &&
-	    !secure_getenv("SBXSPAWN_FORCE_FORK")) {
-		c->vm_unsure = true;
-		c->vm_proved = false;
-		pid = run_child_vm(c, stack_top);
-		c->vm_unsure = false;
-		if (pid < 0 || c->vm_proved) {
-			if (pid > 0)
-				atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
-			return pid;
-		}
-		/* Unproved: it has ended, or ends now, having done nothing. */
-		while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
-			;
-		if (c->pidfd && !c->pidfd_late) {
-			close(*c->pidfd);
-			*c->pidfd = -1;
-		}
-	}
-	return vm_clone_works(stack_top) ? run_child_vm(c, stack_top) : run_child_fork(c);
+	if (state == 0 && secure_getenv("SBXSPAWN_FORCE_FORK"))
+		atomic_store_explicit(&vm_clone_state, state = -1, memory_order_relaxed);
+	return state > 0   ? run_child_vm(c, stack_top)
+	       : state < 0 ? run_child_fork(c)
+	                   : run_child_unsure(c, stack_top);
 }
 
 /* The child's stacks: a few are kept for the next spawns, for a new

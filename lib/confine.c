@@ -85,6 +85,17 @@ CHILD static int drop_caps(const char **call)
 	return r < 0 ? (int)-r : 0;
 }
 
+/* ESRCH where parent (by pid) is no longer the calling thread's parent:
+ * it has ended since the parent-death signal was last asked for.  A
+ * parent outside the child's pid namespace shows as 0 whichever it is,
+ * and is taken to be there still. */
+CHILD static int parent_gone(pid_t parent)
+{
+	long now = sys(SYS_getppid, 0, 0, 0, 0);
+
+	return now == parent || now == 0 ? 0 : ESRCH;
+}
+
 /* Another uid and gid, with no supplementary group: raw calls, for the C
  * library's would signal the parent's threads. */
 CHILD static int set_ids(const struct confinement *cf, const char **call)
@@ -105,8 +116,10 @@ CHILD static int set_ids(const struct confinement *cf, const char **call)
 	if ((r = sys(SYS_setresuid, cf->uid, cf->uid, cf->uid, 0)) < 0)
 		return (int)-r;
 	*call = "prctl(PR_SET_PDEATHSIG)";
-	r = pdeath ? sys(SYS_prctl, PR_SET_PDEATHSIG, pdeath, 0, 0) : 0;
-	return r < 0 ? (int)-r : 0;
+	if (pdeath && (r = sys(SYS_prctl, PR_SET_PDEATHSIG, pdeath, 0, 0)) < 0)
+		return (int)-r;
+	/* A parent that ended while the ids changed sent no signal. */
+	return cf->die_with ? parent_gone(cf->die_with) : 0;
 }
 
 /* Whether the program will run as uid 0: where the real or the
@@ -182,7 +195,7 @@ CHILD int sbx__die_with(pid_t parent, const char **call)
 	*call = "prctl(PR_SET_PDEATHSIG)";
 	if ((r = sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0)) < 0)
 		return (int)-r;
-	return sys(SYS_getppid, 0, 0, 0, 0) == parent ? 0 : ESRCH;
+	return parent_gone(parent);
 }
 
 CHILD int sbx__confine(const struct confinement *cf, const char **call)

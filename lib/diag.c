@@ -224,6 +224,16 @@ static void as_variables(const char *prefix, const char *text, char *out, size_t
 	out[len] = '\0';
 }
 
+void sbx__scope_words(const struct sbx_scope *scope, const char *text, char *out, size_t cap)
+{
+	if (scope && scope->env_prefix[0])
+		as_variables(scope->env_prefix, text, out, cap);
+	else if (scope && scope->words)
+		scope->words(text, out, cap);
+	else
+		snprintf(out, cap, "%s", text);
+}
+
 static void deliver(const struct sbx_scope *scope, int kind, bool quiet, int err,
                     const char *path, const char *path2, const char *fmt, va_list ap)
 {

@@ -125,9 +125,10 @@ static int restrict_self(const struct sbx_scope *scope, const struct sbx_ruleset
 	int err, ours = rs->fd;
 	struct confinement cf = sbx__confinement(scope, rs);
 
-	/* The process that becomes the command dies with its own parent. */
-	if (cf.die_with)
-		cf.die_with = getppid();
+	/* The process that becomes the command dies with its own parent
+	 * (one outside its pid namespace shows as 0: -1 stands for it). */
+	if (cf.die_with && !(cf.die_with = getppid()))
+		cf.die_with = -1;
 	if (rs->confinement == SBX_OUTCOME_REFUSED) {
 		*refusal = rs->refusal;
 		return rs->error;

@@ -114,6 +114,7 @@ struct sbx_scope {
 	char *labels[5]; /* sbx_scopeattr_setlabel(), by SBX_DENY .. SBX_TMPDIR */
 	char env_prefix[201]; /* sbx_scopeattr_readenv()'s (at most 200): events name them */
 	const char *speaker;  /* who a refused child's line says it is; NULL: "sbxspawn" (sbxrun's) */
+	void (*words)(const char *in, char *out, size_t cap); /* and in whose words (sbxrun's) */
 	/* Test-only: told every grant the compiler adds (the fuzzer's oracle). */
 	void (*trace)(const char *path, uint64_t access, bool dir, dev_t dev, ino_t ino, void *arg);
 	void *trace_arg;
@@ -305,6 +306,11 @@ struct refusal {
 	const char *call;
 	const char *why;
 };
+
+/* text in the words scope speaks in, into out: its environment's
+ * variables (sbx_scopeattr_readenv), its caller's (sbxrun's options), or
+ * the library's own (diag.c). */
+void sbx__scope_words(const struct sbx_scope *scope, const char *text, char *out, size_t cap);
 
 #define SBX_REFUSED_LANDLOCK "Landlock refused the ruleset"
 #define SBX_REFUSED_APPLY "its confinement could not be applied"

@@ -33,6 +33,7 @@
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/child.h"
+#include "lib/escape.h"
 
 SBX__WITH_FORK_HANDLERS;
 
@@ -89,6 +90,16 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+/* text as the child's line says it, in out: the scope's words, escaped. */
+static const char *said(const struct sbx_scope *scope, const char *text, char *out, size_t cap)
+{
+	char words[1024];
+
+	sbx__scope_words(scope, text, words, sizeof(words));
+	sbx__escape(words, out, cap);
+	return out;
+}
+
 /* The ruleset a spawn with this scope applies, in the child's record. */
 static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool expand,
                          struct sbx_ruleset **rs)
@@ -100,6 +111,12 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 	if ((*rs)->confinement == SBX_OUTCOME_REFUSED) {
 		c->refused = (*rs)->error;
 		c->refusal = (*rs)->refusal;
+		/* The child's line speaks as the scope does, every name in it
+		 * escaped (a path in why). */
+		if (c->refusal.what)
+			c->refusal.what = said(scope, c->refusal.what, c->what, sizeof(c->what));
+		if (c->refusal.why)
+			c->refusal.why = said(scope, c->refusal.why, c->why, sizeof(c->why));
 	}
 	c->cf = sbx__confinement(scope, *rs);
 	return 0;

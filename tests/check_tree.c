@@ -207,6 +207,12 @@ START_TEST(test_sbxrun_signals)
 
 	ck_assert_int_eq(wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "exit 7", NULL })),
 	                 LIFETIME_STATUS(7));
+	/* Started with SIGCHLD ignored, which sbxrun does not keep: no child
+	 * of its would be left to wait for. */
+	char *ignoring[] = { "sh", "-c", "trap '' CHLD; exec \"$0\" --quiet -- sh -c 'exit 7'", SBXRUN,
+		             NULL };
+	ck_assert_int_eq(posix_spawn(&pid, "/bin/sh", NULL, NULL, ignoring, environ), 0);
+	ck_assert_int_eq(wait_status(pid), LIFETIME_STATUS(7));
 	status = wait_status(sbxrun_start((char *[]){ "--", "sh", "-c", "kill -USR1 $$", NULL }));
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1, "status %#x", status);
 	snprintf(ready, sizeof(ready), "%s/ready", dir);

@@ -534,6 +534,7 @@ int sbxrun_parse_options(struct settings *set, int argc, char **argv)
 	/* A refused command's line, which the library's child writes, is
 	 * sbxrun's too. */
 	set->scope.__scope->speaker = "sbxrun";
+	set->scope.__scope->words = sbxrun_as_options;
 	while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
 		if (!strcmp(argv[i], "--")) {
 			i++;

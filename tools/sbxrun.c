@@ -151,21 +151,6 @@ static int start(void *arg, const sigset_t *mask, pid_t *pid)
 	return err;
 }
 
-/* Whether this process cannot compile scope (a domain it runs in forbids
- * a listing the scope needs): then sbxrun refuses it itself, in its own
- * words, as it does without a child, not a child in the library's.  The
- * compile is kept for the spawn. */
-static bool refused_here(sbx_scopeattr_t *scope)
-{
-	unsigned events = 0;
-	int err;
-
-	sbx_scopeattr_getevents(scope, &events);
-	sbx_scopeattr_setevents(scope, events & ~SBX_EVENT_BIT(SBX_EVENT_REFUSED));
-	err = sbx_scopeattr_compile(scope);
-	sbx_scopeattr_setevents(scope, events);
-	return err == SBX_EREFUSED;
-}
 #endif
 
 /* argv[0] in a child of sbxrun's, its tree ended with it (unless kept),
@@ -185,8 +170,6 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 	if (!set->keep_tree)
 		lifetime_adopt();
 	sbxrun_add_flags(scope, SBX_SCOPE_DIE_WITH_PARENT);
-	if (refused_here(scope))
-		return run(scope, argv);
 	err = lifetime_run(&l, start, &c, &status, &timed_out);
 
 	if (err == ESRCH && set->die_with_parent) {
