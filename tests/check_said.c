@@ -451,6 +451,22 @@ START_TEST(test_said_in_the_variables_words)
 	ck_assert_msg(strstr(seen.text[SBX_EVENT_FROZEN], "SBX_SCOPE_LISTABLE") != NULL, "%s",
 	              seen.text[SBX_EVENT_FROZEN]);
 	sbx_scopeattr_destroy(&s);
+	/* A refused child's own line too (strictly, a control above this
+	 * ABI): in the variables' words. */
+	if (landlock_abi() < 9) {
+		char *strict[] = { deny, "TOOL_SBX_STRICT=1", NULL }, *out = NULL;
+		int flags = 0;
+
+		scope_new(&s);
+		ck_assert_int_eq(sbx_scopeattr_readenv(&s, "TOOL_SBX", strict, &any), 0);
+		ck_assert_int_eq(sbx_scopeattr_getflags(&s, &flags), 0);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, flags | SBX_SCOPE_NO_UNIX_CONNECT), 0);
+		ck_assert_int_eq(run_scoped(&s, (char *[]){ "true", NULL }, &out), -1000 - SBX_EREFUSED);
+		ck_assert_msg(strstr(out, "not run: TOOL_SBX_STRICT refuses") && !strstr(out, "SBX_SCOPE_"),
+		              "%s", out);
+		free(out);
+		sbx_scopeattr_destroy(&s);
+	}
 }
 END_TEST
 
