@@ -466,6 +466,24 @@ START_TEST(test_said_in_the_variables_words)
 		              "%s", out);
 		free(out);
 		sbx_scopeattr_destroy(&s);
+		/* The longest prefix there may be (200 bytes): the line still
+		 * says what refused, and why. */
+		char prefix[201], on[220], paths[4400], *longest[] = { on, paths, NULL };
+
+		memset(prefix, 'P', 200);
+		prefix[200] = '\0';
+		snprintf(on, sizeof(on), "%s_STRICT=1", prefix);
+		snprintf(paths, sizeof(paths), "%s_DENY=%s", prefix, t.other);
+		scope_new(&s);
+		ck_assert_int_eq(sbx_scopeattr_readenv(&s, prefix, longest, &any), 0);
+		ck_assert_int_eq(sbx_scopeattr_setflags(&s, SBX_SCOPE_STRICT | SBX_SCOPE_NO_UNIX_CONNECT),
+		                 0);
+		ck_assert_int_eq(run_scoped(&s, (char *[]){ "true", NULL }, &out), -1000 - SBX_EREFUSED);
+		ck_assert_msg(strstr(out, "P_STRICT refuses a control not enforced in full: unix_connect: "
+		                          "needs Landlock ABI 9"),
+		              "%s", out);
+		free(out);
+		sbx_scopeattr_destroy(&s);
 	}
 }
 END_TEST
