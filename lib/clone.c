@@ -27,9 +27,10 @@
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
  * and valgrind break it (their vfork is a fork).  Learnt from the first
- * child that says so in our memory (run_child_unsure); -1 where the
+ * child that says so in our memory (run_child_unsure), or from a probe
+ * where no descriptor is free for that child's pipe; -1 where the
  * fallback is asked for (SBXSPAWN_FORCE_FORK). */
-static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 forced */
+static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken or forced */
 
 static int run_child_vm(struct child *c, void *stack_top)
 {
@@ -69,6 +70,30 @@ static pid_t run_child_fork(struct child *c)
 	return pid;
 }
 
+CHILD static int probe_child(void *arg)
+{
+	*(volatile int *)arg = 1;
+	_exit(0);
+}
+
+/* Whether a clone(CLONE_VM) child shares our memory, asked of a child that
+ * does nothing else, with no exit signal: a caller's SIGCHLD handler never
+ * hears of it, and its waitpid(-1) never reaps it (a clone child is waited
+ * for with __WALL alone).  Learnt for good; a clone that failed proves
+ * nothing. */
+static bool vm_shared(void *stack_top)
+{
+	volatile int shared = 0;
+	pid_t pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
+
+	if (pid < 0)
+		return true; /* the next clone fails the same way, or is the spawn's */
+	while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
+		;
+	atomic_store_explicit(&vm_clone_state, shared ? 1 : -1, memory_order_relaxed);
+	return shared;
+}
+
 /* A child made vfork-like where that is not known to share our memory:
  * it says so in our memory first thing, and it has the fallback's pipe
  * too.  Where it was a copy after all, its record comes through the pipe,
@@ -81,19 +106,13 @@ static pid_t run_child_unsure(struct child *c, void *stack_top)
 	pid_t pid;
 	ssize_t n;
 
-	/* No descriptor left for the pipe: made as on a kernel that shares,
-	 * which is every kernel but an emulator's (there, without a pipe, a
-	 * copy's failure is not heard of: it is a child that exits 127). */
+	/* No descriptor left for the pipe: a probe asks instead, which needs
+	 * none (glibc's posix_spawn needs none either, and the fallback's
+	 * EMFILE is for an emulator alone). */
 	if (pipe2(p, O_CLOEXEC)) {
 		if (errno != EMFILE && errno != ENFILE)
 			return -1;
-		c->vm_unsure = true;
-		c->vm_proved = false;
-		pid = run_child_vm(c, stack_top);
-		c->vm_unsure = false;
-		if (pid > 0 && c->vm_proved)
-			atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
-		return pid;
+		return vm_shared(stack_top) ? run_child_vm(c, stack_top) : run_child_fork(c);
 	}
 	c->report_fd = p[1];
 	c->report_rfd = p[0];
