@@ -362,9 +362,6 @@ CHILD int sbx__child_main(void *arg)
 
 	if (c->report_rfd >= 0)
 		(void)sys(SYS_close, c->report_rfd, 0, 0, 0);
-	/* Said in the parent's memory, where this child shares it (clone.c). */
-	if (c->vm_unsure)
-		c->vm_proved = true;
 	/* From here on, a parent that ends takes the child with it (a request
 	 * that failed is refused after the file actions, where fd 2 is the
 	 * one the caller chose). */

@@ -71,8 +71,6 @@ struct child {
 	const int *hidden;        /* the library's own descriptors an action could name */
 	size_t nhidden;           /* (closed before the file actions run) */
 	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
-	bool vm_unsure;           /* not known to share our memory: it says so here, */
-	bool vm_proved;           /* where it does (else its record comes by report_fd) */
 
 	struct child_result res;
 };

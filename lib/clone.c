@@ -4,8 +4,8 @@
  * stack of its own, so that its cost does not grow with the parent's heap
  * and the parent sleeps until the child has exec'd or exited; where an
  * emulator breaks CLONE_VM (qemu-user's vfork is a fork), a copy of the
- * parent that reports through a pipe.  Until a child has said in the
- * parent's memory that it shares it, each has that pipe as well.
+ * parent that reports through a pipe.  Which way works is learnt once per
+ * process, from a probe that starts no process a caller hears of.
  */
 #include "config.h"
 
@@ -26,10 +26,9 @@
 #include "lib/child.h"
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user
- * and valgrind break it (their vfork is a fork).  Learnt from the first
- * child that says so in our memory (run_child_unsure), or from a probe
- * where no descriptor is free for that child's pipe; -1 where the
- * fallback is asked for (SBXSPAWN_FORCE_FORK). */
+ * and valgrind break it (their vfork is a fork).  Learnt once per process
+ * from a probe (vm_shared); -1 where the fallback is asked for
+ * (SBXSPAWN_FORCE_FORK). */
 static atomic_int vm_clone_state; /* 0 unknown, 1 works, -1 broken or forced */
 
 static int run_child_vm(struct child *c, void *stack_top)
@@ -86,63 +85,27 @@ static bool vm_shared(void *stack_top)
 	volatile int shared = 0;
 	pid_t pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
 
+	/* A clone that failed (a process limit, memory) proves nothing: asked
+	 * again next time, the fallback this time. */
 	if (pid < 0)
-		return true; /* the next clone fails the same way, or is the spawn's */
+		return false;
 	while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
 		;
 	atomic_store_explicit(&vm_clone_state, shared ? 1 : -1, memory_order_relaxed);
 	return shared;
 }
 
-/* A child made vfork-like where that is not known to share our memory:
- * it says so in our memory first thing, and it has the fallback's pipe
- * too.  Where it was a copy after all, its record comes through the pipe,
- * as the fallback's does: one child, the spawn's, whichever way it was
- * made, and never another started to find out. */
-static pid_t run_child_unsure(struct child *c, void *stack_top)
-{
-	struct child_result res;
-	int p[2];
-	pid_t pid;
-	ssize_t n;
-
-	/* No descriptor left for the pipe: a probe asks instead, which needs
-	 * none (glibc's posix_spawn needs none either, and the fallback's
-	 * EMFILE is for an emulator alone). */
-	if (pipe2(p, O_CLOEXEC)) {
-		if (errno != EMFILE && errno != ENFILE)
-			return -1;
-		return vm_shared(stack_top) ? run_child_vm(c, stack_top) : run_child_fork(c);
-	}
-	c->report_fd = p[1];
-	c->report_rfd = p[0];
-	c->vm_unsure = true;
-	c->vm_proved = false;
-	pid = run_child_vm(c, stack_top);
-	c->vm_unsure = false;
-	close(p[1]);
-	c->report_fd = c->report_rfd = -1;
-	if (pid > 0 && c->vm_proved) {
-		atomic_store_explicit(&vm_clone_state, 1, memory_order_relaxed);
-	} else if (pid > 0) {
-		while ((n = read(p[0], &res, sizeof(res))) < 0 && errno == EINTR)
-			;
-		c->res = n == (ssize_t)sizeof(res) ? res : (struct child_result){ 0 };
-	}
-	close(p[0]);
-	return pid;
-}
-
-/* The child made the way this process makes them. */
+/* The child made the way this process makes them: vfork-like where a
+ * probe found that a clone shares our memory, else the fallback. */
 static pid_t clone_child(struct child *c, void *stack_top)
 {
 	int state = atomic_load_explicit(&vm_clone_state, memory_order_relaxed);
 
 	if (state == 0 && secure_getenv("SBXSPAWN_FORCE_FORK"))
 		atomic_store_explicit(&vm_clone_state, state = -1, memory_order_relaxed);
-	return state > 0   ? run_child_vm(c, stack_top)
-	       : state < 0 ? run_child_fork(c)
-	                   : run_child_unsure(c, stack_top);
+	if (state == 0)
+		state = vm_shared(stack_top) ? 1 : -1;
+	return state > 0 ? run_child_vm(c, stack_top) : run_child_fork(c);
 }
 
 /* The child's stacks: a few are kept for the next spawns, for a new

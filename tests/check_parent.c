@@ -36,9 +36,16 @@ static _Noreturn void spawner(enum way way, const char *denied, int fd)
 	pid_t pid;
 	int err;
 
-	/* Its child the first of a pid namespace: its parent shows as 0. */
-	if (way == DYING_IN_PID_NS && unshare(CLONE_NEWPID))
-		_exit(2);
+	/* Its child the first of a pid namespace: its parent shows as 0.  A
+	 * spawn first, for the engine's probe (a child that exits) would be
+	 * that namespace's first, and end it. */
+	if (way == DYING_IN_PID_NS) {
+		char *t[] = { "true", NULL };
+
+		if (sbx_posix_spawnp(&pid, "true", NULL, NULL, NULL, t, environ) ||
+		    waitpid(pid, NULL, 0) != pid || unshare(CLONE_NEWPID))
+			_exit(2);
+	}
 	if (sbx_scopeattr_init(&s) ||
 	    (way != PLAIN && sbx_scopeattr_setflags(&s, SBX_SCOPE_DIE_WITH_PARENT)) ||
 	    (way == DYING_DENIED && sbx_scopeattr_adddeny(&s, denied)) ||
