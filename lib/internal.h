@@ -307,9 +307,7 @@ struct refusal {
 	const char *why;
 };
 
-/* text in the words scope speaks in, into out: its environment's
- * variables (sbx_scopeattr_readenv), its caller's (sbxrun's options), or
- * the library's own (diag.c). */
+/* text in scope's words, into out: its variables, its caller's (sbxrun), or ours (diag.c). */
 void sbx__scope_words(const struct sbx_scope *scope, const char *text, char *out, size_t cap);
 
 #define SBX_REFUSED_LANDLOCK "Landlock refused the ruleset"
