@@ -6,8 +6,8 @@
  * process of a pid namespace its parent is not in (root); a
  * kernel that refuses the request is a refusal, never a child without it.
  * And the first spawn of a process, which does not know yet whether its
- * child shares its memory: one child, and no other.  (Part of the lifetime
- * suite.) */
+ * child shares its memory: one child the caller hears of, and no other.
+ * (Part of the lifetime suite.) */
 #include "config.h"
 
 #include <errno.h>
@@ -160,8 +160,8 @@ static void count_chld(int sig)
 }
 
 /* The first spawn of a process, which does not know yet whether its child
- * shares its memory, makes that one child and no other: one SIGCHLD, one
- * child to reap, even where the process may not be read by another
+ * shares its memory, makes that one child and no other the caller hears
+ * of (its probe has no exit signal): one SIGCHLD, one child to reap, even where the process may not be read by another
  * (non-dumpable, as agents holding secrets make themselves) and a filter
  * refuses kcmp; and an exec that fails is the spawn's error. */
 START_TEST(test_first_spawn_one_child)
