@@ -62,7 +62,6 @@ struct child {
 	int died_err;             /* errno of the parent-death request (cf.die_with) */
 	struct refusal refusal;   /* and what refused it, */
 	char what[320], why[768]; /* said in the scope's words (refusal's what and why point here) */
-	struct refusal raw;       /* as the ruleset has it, for the event */
 	int fd_floor;             /* our descriptors move to at least this */
 	int *pidfd;               /* sbx_pidfd_spawn: where clone puts the pidfd; else NULL */
 	bool pidfd_late;          /* clone knows no CLONE_PIDFD: pidfd_open after it */

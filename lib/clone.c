@@ -78,8 +78,7 @@ CHILD static int probe_child(void *arg)
 /* Whether a clone(CLONE_VM) child shares our memory, asked of a child that
  * does nothing else, with no exit signal: a caller's SIGCHLD handler never
  * hears of it, and its waitpid(-1) never reaps it (a clone child is waited
- * for with __WALL alone).  Learnt for good; a clone that failed proves
- * nothing. */
+ * for with __WALL alone).  Learnt for good. */
 static bool vm_shared(void *stack_top)
 {
 	volatile int shared = 0;

@@ -110,7 +110,7 @@ static int prepare_scope(struct child *c, const struct sbx_scope *scope, bool ex
 		return err;
 	if ((*rs)->confinement == SBX_OUTCOME_REFUSED) {
 		c->refused = (*rs)->error;
-		c->refusal = c->raw = (*rs)->refusal;
+		c->refusal = (*rs)->refusal;
 		/* The child's line speaks as the scope does, every name in it
 		 * escaped (a path in why). */
 		if (c->refusal.what)
@@ -217,14 +217,10 @@ static int prepare_refused(struct child *c, const struct sbx_scope *scope,
 static void report(const struct sbx_scope *scope, const struct child *c,
                    const struct sbx_ruleset *rs, const char *file, int err, int privilege)
 {
-	struct refusal r = c->res.refusal;
+	/* The compile's refusal has its own words in the event, not the
+	 * child's copy of them (the logger escapes, and speaks as the scope). */
+	struct refusal r = rs && c->res.refusal.what == c->refusal.what ? rs->refusal : c->res.refusal;
 
-	/* The event has the words as they were, not as the child said them
-	 * (its logger escapes them, and speaks as the scope does). */
-	if (r.what && r.what == c->what)
-		r.what = c->raw.what;
-	if (r.why && r.why == c->why)
-		r.why = c->raw.why;
 	if (c->res.stage == SBX_STAGE_CONFINE)
 		sbx__refused_event(scope, file, c->res.err, &r, true);
 	sbx__outcome_record(c->res.stage == SBX_STAGE_CONFINE ? SBX_OUTCOME_REFUSED

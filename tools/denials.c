@@ -570,9 +570,7 @@ int denials_run(sbx_scopeattr_t *scope, char **argv, void (*said)(const char *li
 	int flags = 0, err;
 
 	sbx_scopeattr_getflags(scope, &flags);
-	/* The command dies with sbxrun, as run_child's does. */
-	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS | SBX_SCOPE_DIE_WITH_PARENT);
-	signal(SIGCHLD, SIG_DFL); /* as lifetime_run: the command is waited for */
+	sbx_scopeattr_setflags(scope, flags | SBX_SCOPE_LOG_DENIALS);
 	catch_signals();
 	/* What the command leaves running becomes sbxrun's, to be counted
 	 * where there is a report to count for, and ended unless kept. */

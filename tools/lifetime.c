@@ -271,9 +271,6 @@ int lifetime_run(const struct lifetime *l, lifetime_start_fn *start, void *arg, 
 	int sig, err;
 
 	*timed_out = false;
-	/* Children are waited for: one its caller's SIGCHLD ignored would be
-	 * reaped by the kernel, and the command's end never heard of. */
-	signal(SIGCHLD, SIG_DFL);
 	waited_for(&wait_for);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);

@@ -105,7 +105,8 @@ static void said_line(const char *line)
 }
 #endif
 
-/* A tree sbxrun ends is one whose confined command cannot signal sbxrun:
+/* sbxrun as the command's parent.  A tree sbxrun ends is one whose
+ * confined command cannot signal sbxrun:
  * one that could kill or stop it would leave its tree running.  Where
  * Landlock scopes signals (ABI 6, and no lower cap), the command signals
  * nothing outside its domain (--no-signal); below, it can, as sbxrun(1)
@@ -121,6 +122,11 @@ static void guard_tree(const struct settings *set, sbx_scopeattr_t *scope)
 	sbx_scopeattr_isempty(scope, &empty);
 	if (!set->keep_tree && !empty && abi >= 6 && (!cap || cap >= 6))
 		sbxrun_add_flags(scope, SBX_SCOPE_NO_SIGNAL);
+	/* The command is sbxrun's child from here on: it dies with sbxrun,
+	 * and its end is waited for (a SIGCHLD the caller ignored would have
+	 * the kernel reap it unheard). */
+	sbxrun_add_flags(scope, SBX_SCOPE_DIE_WITH_PARENT);
+	signal(SIGCHLD, SIG_DFL);
 #else
 	(void)set;
 	(void)scope;
@@ -153,6 +159,22 @@ static int start(void *arg, const sigset_t *mask, pid_t *pid)
 
 #endif
 
+#if SBX_BUILD_LANDLOCK
+/* Why the command, to be sbxrun's child, did not start (err), said, as
+ * sbxrun's exit status. */
+static int not_started(const struct settings *set, sbx_scopeattr_t *scope, char **argv, int err)
+{
+	char program[PATH_MAX];
+
+	if (err == ESRCH && set->die_with_parent) {
+		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
+		return EXIT_FAILED;
+	}
+	return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
+	               argv, err);
+}
+#endif
+
 /* argv[0] in a child of sbxrun's, its tree ended with it (unless kept),
  * its time limited; sbxrun's exit is the command's (tools/lifetime.c). */
 static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **argv)
@@ -160,7 +182,6 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 #if SBX_BUILD_LANDLOCK
 	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
 	struct command c = { scope, argv };
-	char program[PATH_MAX];
 	bool timed_out;
 	int status = 0, err;
 
@@ -169,17 +190,8 @@ static int run_child(const struct settings *set, sbx_scopeattr_t *scope, char **
 	 * output. */
 	if (!set->keep_tree)
 		lifetime_adopt();
-	sbxrun_add_flags(scope, SBX_SCOPE_DIE_WITH_PARENT);
 	err = lifetime_run(&l, start, &c, &status, &timed_out);
-
-	if (err == ESRCH && set->die_with_parent) {
-		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
-		return EXIT_FAILED;
-	}
-	if (err)
-		return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
-		               argv, err);
-	return lifetime_exit(status, timed_out);
+	return err ? not_started(set, scope, argv, err) : lifetime_exit(status, timed_out);
 #else
 	(void)set;
 	return run(scope, argv);
@@ -192,17 +204,11 @@ static int run_reporting(const struct settings *set, sbx_scopeattr_t *scope, cha
 {
 #if SBX_BUILD_LANDLOCK
 	struct lifetime l = { set->timeout_ns, set->keep_tree, set->die_with_parent };
-	char program[PATH_MAX];
 	bool timed_out = false;
 	int status = 0, err = denials_run(scope, argv, said_line, sbxrun_as_options, &l, &status, &timed_out);
 
-	if (err == ESRCH && set->die_with_parent) {
-		sbxrun_say("%s: not run: sbxrun's caller has ended (--die-with-parent)", argv[0]);
-		return EXIT_FAILED;
-	}
 	if (err)
-		return not_run(scope, refusing_locate(scope, argv[0], program, sizeof(program)) ? program : NULL,
-		               argv, err);
+		return not_started(set, scope, argv, err);
 	return timed_out ? LIFETIME_TIMED_OUT
 	       : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 #else
