@@ -374,7 +374,7 @@ CHILD int sbx__child_main(void *arg)
 		child_exit(c, (struct child_result){ .stage = SBX_STAGE_SETUP, .action = -1,
 		                                     .err = EAGAIN, .again = true },
 		           127);
-	sbx__reset_signals(c->flags, &c->sigdefault);
+	sbx__reset_signals(c->flags, &c->sigdefault, c->alone ? &c->caught : NULL);
 	/* The attribute's control group, where clone3 would have made the
 	 * child (the scope's is joined with the confinement). */
 	if (c->cgroup_fd >= 0 && (err = sbx__join_cgroup(c->cgroup_fd, &call)))
@@ -391,7 +391,7 @@ CHILD int sbx__child_main(void *arg)
 	/* What it inherits is looked at here, in its own table, where nothing
 	 * has been done yet that a start with the denials expanded would do
 	 * twice (what the file actions make is looked at after them). */
-	if (c->cf.hiding.covers &&
+	if (c->cf.hiding.covers && !c->inherited_seen &&
 	    sbx__hide_inherited(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd }, 2,
 	                        &r) == EXDEV)
 		child_exit(c, (struct child_result){ .action = -1, .held = true, .held_fd = (int)r },

@@ -70,6 +70,9 @@ struct child {
 	const int *hidden;        /* the library's own descriptors an action could name */
 	size_t nhidden;           /* (closed before the file actions run) */
 	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
+	bool alone;               /* the parent was its process's one thread, */
+	uint64_t caught;          /* and these are the signals it catches, */
+	bool inherited_seen;      /* and it looked at what the child inherits */
 
 	struct child_result res;
 };
@@ -77,11 +80,19 @@ struct child {
 
 
 /* The child's first step (signals.c): every signal it catches reset to
- * its default, and those of sigdefault under POSIX_SPAWN_SETSIGDEF. */
-void sbx__reset_signals(short flags, const sigset_t *sigdefault);
+ * its default, and those of sigdefault under POSIX_SPAWN_SETSIGDEF;
+ * caught: the signals it catches, where the parent knows (else NULL: it
+ * reads them itself). */
+void sbx__reset_signals(short flags, const sigset_t *sigdefault, const uint64_t *caught);
+
+/* Whether the calling process has this one thread (signals.c), and then
+ * the signals it catches in *caught; called with every signal blocked. */
+bool sbx__parent_alone(uint64_t *caught);
 
 /* Creates the child (clone.c) and waits for it to exec or fail: its pid,
- * or -1 with errno; a child that failed or is to start again is reaped. */
+ * or -1 with errno; a child that failed or is to start again is reaped.
+ * 0: none was started, for the parent found what it would inherit
+ * reaching a hidden denial (c->res.held). */
 pid_t sbx__start_child(struct child *c);
 
 /* The child: everything from clone to exec.  Returns only through _exit. */

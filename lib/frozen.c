@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,6 +33,15 @@ static const char *env_of(char *const envp[], const char *name)
 	return NULL;
 }
 
+/* A path of the notice's, resolved: realpath(3), a readlink(2) for each
+ * component (one for /tmp), where sbx__resolve opens the path and reads
+ * its link in /proc (five calls, each spawn): the same canonical name for
+ * a path that exists, and one that does not is nothing to say. */
+static bool resolved(const char *path, char *out)
+{
+	return realpath(path, out) != NULL;
+}
+
 /* Where the child will work: the last chdir action's path, else here
  * (an fchdir action's directory is not known by name: nothing said). */
 static bool child_cwd(const sbx_file_actions_t *fa, char *out)
@@ -44,7 +54,7 @@ static bool child_cwd(const sbx_file_actions_t *fa, char *out)
 		else if (fa->__actions[i].kind == SBX_FA_FCHDIR)
 			return false;
 	}
-	return dir ? sbx__resolve(dir, out) == 0 : getcwd(out, PATH_MAX) != NULL;
+	return dir ? resolved(dir, out) : getcwd(out, PATH_MAX) != NULL;
 }
 
 /* The directory the compile froze at path (the restricted path beneath it
@@ -213,12 +223,12 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 	    atomic_load(&scope->frozen_said) == (SAID_TMPDIR | SAID_CWD | SAID_HOME) ||
 	    !restricts(scope, rs))
 		return;
-	r[0].known = sbx__resolve(tmp && *tmp ? tmp : "/tmp", r[0].path) == 0;
+	r[0].known = resolved(tmp && *tmp ? tmp : "/tmp", r[0].path);
 	r[1].known = child_cwd(fa, r[1].path);
 	/* A home directory is said where it is frozen, never where it is
 	 * only restricted: where nothing is frozen (every denial hidden), it
 	 * is not resolved at all. */
-	r[2].known = home && *home == '/' && freezes(rs) && sbx__resolve(home, r[2].path) == 0;
+	r[2].known = home && *home == '/' && freezes(rs) && resolved(home, r[2].path);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].known && !(atomic_load(&scope->frozen_said) & r[i].bit))
 			announce(scope, rs, r, n, r[i].path);

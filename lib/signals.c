@@ -41,20 +41,36 @@ CHILD static bool libc_signal_ignored(int sig)
 #endif
 }
 
-/* The signals the child may catch (a handler of the parent's), from its
- * own /proc/self/status: its table is a copy of its own since the clone,
- * so one read tells which of 64 sigaction(2) calls are worth making, and
- * nothing can change it meanwhile.  Only the caught ones are asked for
- * then: under an emulator (qemu-user) the kernel shows the emulator's own
- * handlers, a superset, and the answer comes from asking.  false where it
- * cannot be read (no /proc, no descriptor free, a line not found). */
-CHILD static bool caught_signals(uint64_t *mask)
+/* The number after key in text, in base 16 (exactly 16 digits, a mask
+ * of 64 signals) or 10, or false. */
+CHILD static bool status_field(const char *text, long got, const char *key, size_t klen,
+                               int base, uint64_t *out)
 {
-	static const char key[] = "\nSigCgt:";
+	const char *p = NULL;
+	int digits = 0;
+
+	for (long i = 0; !p && i + (long)klen <= got; i++)
+		if (!strncmp(text + i, key, klen))
+			p = text + i + klen;
+	for (*out = 0; p && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (int v; p && (v = *p >= '0' && *p <= '9'                 ? *p - '0'
+	                      : base == 16 && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+	                                                             : -1) >= 0;
+	     p++, digits++)
+		*out = *out * (uint64_t)base + (uint64_t)v;
+	return p && (base == 16 ? digits == 16 : digits > 0 && digits < 16) && *p == '\n';
+}
+
+/* From /proc/self/status: the signals caught (a handler of the process's)
+ * and, where threads is not NULL, how many threads the process has.
+ * false where it cannot be read (no /proc, no descriptor free, a line not
+ * found). */
+CHILD static bool read_status(uint64_t *caught, uint64_t *threads)
+{
 	char buf[4096];
 	long fd = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
-	long n = 0, got = 0, digits = 0;
-	const char *p = NULL;
+	long n = 0, got = 0;
 	struct statfs fs;
 
 	if (fd < 0)
@@ -70,27 +86,35 @@ CHILD static bool caught_signals(uint64_t *mask)
 		got += n;
 	(void)sys(SYS_close, fd, 0, 0, 0);
 	buf[got] = '\0';
-	for (long i = 0; !p && i + (long)sizeof(key) - 1 <= got; i++)
-		if (!strncmp(buf + i, key, sizeof(key) - 1))
-			p = buf + i + sizeof(key) - 1;
-	for (*mask = 0; p && (*p == ' ' || *p == '\t'); p++)
-		;
-	for (int v; p && (v = *p >= '0' && *p <= '9' ? *p - '0'
-	                      : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1) >= 0; p++, digits++)
-		*mask = *mask << 4 | (uint64_t)v;
-	return n >= 0 && p && digits == 16 && *p == '\n';
+	return n >= 0 && status_field(buf, got, "\nSigCgt:", 8, 16, caught) &&
+	       (!threads || status_field(buf, got, "\nThreads:", 9, 10, threads));
+}
+
+/* The parent, every signal blocked, where it is its process's one thread:
+ * nothing but its own code can change its handlers or its descriptors
+ * until the clone (no handler runs in it), so what it reads now is what
+ * the child starts with.  /proc's entries of a process that lives on are
+ * cached, where a new child's are made at its first look (tens of
+ * microseconds).  A task that shares the table without being a thread
+ * (clone(2) with CLONE_FILES or CLONE_SIGHAND but not CLONE_THREAD) is
+ * not seen: sbx_posix_spawn(3) says so. */
+bool sbx__parent_alone(uint64_t *caught)
+{
+	uint64_t threads = 0;
+
+	return _NSIG - 1 <= 64 && read_status(caught, &threads) && threads == 1;
 }
 
 /* No handler of the parent may run in the child: it would run on the
  * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
-CHILD void sbx__reset_signals(short flags, const sigset_t *sigdefault)
+CHILD void sbx__reset_signals(short flags, const sigset_t *sigdefault, const uint64_t *known_caught)
 {
 	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
 	 * the layout of every architecture but mips, and the rest is zero. */
 	static const unsigned long dfl[4] = { (unsigned long)SIG_DFL };
 	static const unsigned long ign[4] = { (unsigned long)SIG_IGN };
-	uint64_t caught = 0;
-	bool known = _NSIG - 1 <= 64 && caught_signals(&caught);
+	uint64_t caught = known_caught ? *known_caught : 0;
+	bool known = known_caught || (_NSIG - 1 <= 64 && read_status(&caught, NULL));
 
 	for (int sig = 1; sig < _NSIG; sig++) {
 		unsigned long now[4] = { 0 };

@@ -324,6 +324,34 @@ START_TEST(test_hide_replaced_between_spawns)
 }
 END_TEST
 
+/* A directory inherited past exec reaches the denial from the caller's
+ * tree (".." climbs from it): the spawn expands.  Where the caller is its
+ * process's one thread, the parent finds it before the clone
+ * (test_hide_held_descriptors); here a thread waits beside it, so the
+ * child looks at its own table and finds it there. */
+START_TEST(test_hide_held_by_a_threaded_caller)
+{
+	sbx_scopeattr_t s;
+	char num[16];
+	int dir;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	dir = inherited_top(num, sizeof(num));
+	/* The first spawn of this process to meet it (a spawn that met one
+	 * makes the next look first in the parent, held.c). */
+	scope_deny(&s, ssh, 0);
+	idle_thread_start();
+	ck_assert_str_eq(VERDICT(&s, ESCAPE, "openat", num, "home/.ssh/id"), "EACCES");
+	idle_thread_stop();
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "directory descriptor"));
+	sbx_scopeattr_destroy(&s);
+	close(dir);
+}
+END_TEST
+
 Suite *suite_hide(void)
 {
 	Suite *su = suite_create("hide");
@@ -339,6 +367,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_cover_checked);
 	tcase_add_test(tc, test_hide_deep_denial);
 	tcase_add_test(tc, test_hide_replaced_between_spawns);
+	tcase_add_test(tc, test_hide_held_by_a_threaded_caller);
 	suite_add_tcase(su, tc);
 	return su;
 }

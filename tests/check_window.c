@@ -3,10 +3,13 @@
  * the caller's never runs in the child.  The child shares the caller's
  * memory until its exec, so a handler that ran there would run on it; each
  * caught signal is reset to its default first, as glibc's posix_spawn
- * does.  The library learns which are caught from the child's own
- * /proc/self/status (one read), or, where there is none, by asking for
- * each; both ways are held here, against glibc's.  (Part of the
- * spawn-edges suite.) */
+ * does.  The library learns which are caught from /proc/self/status:
+ * the parent's, read before the clone where it is its process's one
+ * thread (nothing else can change them until the clone), else the child's
+ * own; or, where there is none, by asking for each.  Every way is held
+ * here, against glibc's: the signal is sent by a thread of the test's (the
+ * child reads), or by a process of its own (the parent reads).  (Part of
+ * the spawn-edges suite.) */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +50,7 @@ static pid_t group_leader(void)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves none */
 		setpgid(0, 0);
 		for (;;)
 			pause();
@@ -80,10 +85,32 @@ static void *release(void *arg)
 enum way { WAY_GLIBC, WAY_NULL, WAY_SCOPED, WAY_COUNT };
 static const char *const way_names[] = { "glibc's posix_spawn", "a NULL scope", "a scope" };
 
+/* release(), from a process of its own, so that the spawning one stays
+ * alone. */
+static pid_t release_from_process(struct releaser *r)
+{
+	pid_t pid = fork();
+	int fd;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if ((fd = open(r->first, O_WRONLY)) < 0)
+			_exit(1);
+		close(fd);
+		if (kill(-r->group, SIGUSR2))
+			_exit(2);
+		_exit((fd = open(r->second, O_WRONLY)) < 0 ? 3 : 0);
+	}
+	return pid;
+}
+
 /* One spawn of /bin/true held in the window while SIGUSR2, which this
  * process catches, is sent to it: it dies of the signal, at its default,
- * and the handler said nothing from any other process. */
-static void held_in_window(enum way way, const char *dir)
+ * and the handler said nothing from any other process.  alone: the
+ * signal comes from another process, and the spawning one has one
+ * thread. */
+static void held_in_window(enum way way, const char *dir, bool alone)
 {
 	char first[4200], second[4200], *argv[] = { "/bin/true", NULL };
 	struct sigaction sa = { .sa_handler = saying_handler };
@@ -93,7 +120,7 @@ static void held_in_window(enum way way, const char *dir)
 	posix_spawnattr_t attr;
 	sbx_scopeattr_t scope;
 	pthread_t t;
-	pid_t pid, ran;
+	pid_t pid, ran, releaser = -1;
 	int pipefd[2], err, status;
 
 	snprintf(first, sizeof(first), "%s/first", dir);
@@ -108,7 +135,15 @@ static void held_in_window(enum way way, const char *dir)
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&attr, r.group);
-	ck_assert_int_eq(pthread_create(&t, NULL, release, &r), 0);
+	if (alone) {
+		int threads = threads_here();
+
+		releaser = release_from_process(&r);
+		/* -1: no /proc to tell (then the child asks for each signal). */
+		ck_assert_msg(threads == 1 || threads == -1, "%d threads", threads);
+	} else {
+		ck_assert_int_eq(pthread_create(&t, NULL, release, &r), 0);
+	}
 	if (way == WAY_GLIBC) {
 		posix_spawn_file_actions_init(&pfa);
 		posix_spawn_file_actions_addopen(&pfa, 3, first, O_RDONLY, 0);
@@ -126,7 +161,10 @@ static void held_in_window(enum way way, const char *dir)
 		sbx_scopeattr_destroy(&scope);
 		sbx_file_actions_destroy(&fa);
 	}
-	pthread_join(t, NULL);
+	if (alone)
+		ck_assert_int_eq(wait_status(releaser), 0);
+	else
+		pthread_join(t, NULL);
 	ck_assert_msg(err == 0, "%s: the spawn failed: %s", way_names[way], strerror(err));
 	status = wait_status(pid);
 	kill(r.group, SIGKILL);
@@ -165,8 +203,10 @@ START_TEST(test_window_handlers_reset)
 	dir = make_tmpdir();
 
 	mkdir(join(dir, "denied"), 0700);
-	for (int way = 0; way < WAY_COUNT; way++)
-		held_in_window((enum way)way, dir);
+	for (int way = 0; way < WAY_COUNT; way++) {
+		held_in_window((enum way)way, dir, false);
+		held_in_window((enum way)way, dir, true);
+	}
 	rm_rf(dir);
 	free(dir);
 }
@@ -190,14 +230,16 @@ START_TEST(test_window_handlers_reset_without_proc)
 	}
 	mkdir(join(dir, "denied"), 0700);
 	hide_proc();
-	held_in_window(WAY_NULL, dir);
+	held_in_window(WAY_NULL, dir, false);
+	held_in_window(WAY_NULL, dir, true);
 	show_proc();
 	ck_assert_int_eq(mount("none", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k"),
 	                 0);
 	ck_assert_int_eq(mkdir("/proc/self", 0755), 0);
 	write_file("/proc/self/status", "Name:\tfake\nSigIgn:\t0000000000000000\n"
-	                                "SigCgt:\t0000000000000000\n", 0644);
-	held_in_window(WAY_NULL, dir);
+	                                "SigCgt:\t0000000000000000\nThreads:\t1\n", 0644);
+	held_in_window(WAY_NULL, dir, false);
+	held_in_window(WAY_NULL, dir, true);
 	show_proc();
 	rm_rf(dir);
 	free(dir);
