@@ -391,7 +391,7 @@ CHILD int sbx__child_main(void *arg)
 	/* What it inherits is looked at here, in its own table, where nothing
 	 * has been done yet that a start with the denials expanded would do
 	 * twice (what the file actions make is looked at after them). */
-	if (c->cf.hiding.covers && !c->inherited_seen &&
+	if (c->cf.hiding.covers &&
 	    sbx__hide_inherited(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd }, 2,
 	                        &r) == EXDEV)
 		child_exit(c, (struct child_result){ .action = -1, .held = true, .held_fd = (int)r },

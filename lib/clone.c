@@ -153,30 +153,6 @@ static void stack_give(char *stack, size_t size)
 	munmap(stack, size);
 }
 
-/* What the child would otherwise look up itself, in /proc entries made
- * anew for it, looked up here where the parent is alone (signals.c):
- * the signals it catches, and, where the spawn hides a denial, whether a
- * descriptor the child inherits reaches one past its cover.  false where
- * one does: no child is started, and c->res says which. */
-static bool look_first(struct child *c)
-{
-	long fd;
-	int err;
-
-	c->inherited_seen = false;
-	if (!(c->alone = sbx__parent_alone(&c->caught)) || !c->cf.hiding.covers)
-		return true;
-	err = sbx__hide_inherited(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd },
-	                          2, &fd);
-	if (err == EXDEV) {
-		c->res = (struct child_result){ .action = -1, .held = true, .held_fd = (int)fd };
-		return false;
-	}
-	/* Not listed (no descriptor free, say): the child looks. */
-	c->inherited_seen = !err;
-	return true;
-}
-
 pid_t sbx__start_child(struct child *c)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
@@ -190,11 +166,13 @@ pid_t sbx__start_child(struct child *c)
 	/* Raw: the C library's sigprocmask would keep its own signals open. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
-	if (!look_first(c)) {
-		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
-		stack_give(stack, size);
-		return 0;
-	}
+	/* Which signals the child catches, read here where the parent is
+	 * alone: the child's own /proc entries would be made anew for it
+	 * (signals.c).  Not what it inherits: the C library is not alone to
+	 * put descriptors in the table (an io_uring request's completion
+	 * does, at the return of any system call), and the child's look at
+	 * its own table is the one that knows. */
+	c->alone = sbx__parent_alone(&c->caught);
 	pid = clone_child(c, stack + size);
 	/* A clone that knows no CLONE_PIDFD (qemu-user 7 says EINVAL): made
 	 * without it, the pidfd opened at once, every signal still blocked,

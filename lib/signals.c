@@ -91,13 +91,13 @@ CHILD static bool read_status(uint64_t *caught, uint64_t *threads)
 }
 
 /* The parent, every signal blocked, where it is its process's one thread:
- * nothing but its own code can change its handlers or its descriptors
- * until the clone (no handler runs in it), so what it reads now is what
- * the child starts with.  /proc's entries of a process that lives on are
- * cached, where a new child's are made at its first look (tens of
- * microseconds).  A task that shares the table without being a thread
- * (clone(2) with CLONE_FILES or CLONE_SIGHAND but not CLONE_THREAD) is
- * not seen: sbx_posix_spawn(3) says so. */
+ * nothing but its own code can change its handlers until the clone (no
+ * handler runs in it, and no completion of the kernel's run in its name
+ * sets one), so what it reads now is what the child starts with.  /proc's
+ * entries of a process that lives on are cached, where a new child's are
+ * made at its first look (tens of microseconds).  A task that shares the
+ * handlers without being a thread (clone(2) with CLONE_SIGHAND but not
+ * CLONE_THREAD) is not seen: sbx_posix_spawn(3) says so. */
 bool sbx__parent_alone(uint64_t *caught)
 {
 	uint64_t threads = 0;

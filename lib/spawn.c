@@ -305,7 +305,7 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.speaker = scope && scope->speaker ? scope->speaker : "sbxspawn";
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	while (!(err = start_hiding(&c, &pid)) && pid >= 0 && (c.res.nohide || c.res.held))
+	while (!(err = start_hiding(&c, &pid)) && pid > 0 && (c.res.nohide || c.res.held))
 		if ((err = (c.res.held ? prepare_inherited : prepare_refused)(&c, scope, fa, &rs)))
 			break;
 	if (err)

@@ -147,11 +147,6 @@ void seccomp_fail_(long nr, int err, const char *test);
 bool filters_here(const char *test);
 /* How many threads this process has (/proc/self/status), or -1. */
 int threads_here(void);
-/* A thread that waits, doing nothing, until idle_thread_stop: a spawn made
- * meanwhile is one of a process that is not alone (its child looks at
- * what it inherits itself). */
-void idle_thread_start(void);
-void idle_thread_stop(void);
 
 int prctl_no_new_privs(void);
 /* The runner's mutation (tests/runner.c): system call nr returns 0 and does

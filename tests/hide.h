@@ -113,18 +113,6 @@ static void outcome(unsigned hidden, unsigned expanded)
 	              expanded, said);
 }
 
-/* The test's top directory, opened and left open past exec, its number
- * in num: the control, that the key is read through it without a scope. */
-static __attribute__((unused)) int inherited_top(char *num, size_t cap)
-{
-	int dir = open(t.top, O_RDONLY | O_DIRECTORY);
-
-	ck_assert_int_ge(dir, 0);
-	snprintf(num, cap, "%d", dir);
-	WORKS(ESCAPE, "openat", num, "home/.ssh/id");
-	return dir;
-}
-
 static __attribute__((unused)) char *sh_in_home(const char *cmd)
 {
 	static char buf[16384];
