@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+#include <sys/single_threaded.h>
+#endif
 
 #include "compat/kernel.h"
 #include "internal.h"
@@ -102,6 +105,12 @@ bool sbx__parent_alone(uint64_t *caught)
 {
 	uint64_t threads = 0;
 
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+	/* A process that made a thread once (the C library's word) is not
+	 * asked: it would read its status for nothing at each spawn. */
+	if (!__libc_single_threaded)
+		return false;
+#endif
 	return _NSIG - 1 <= 64 && read_status(caught, &threads) && threads == 1;
 }
 
