@@ -66,7 +66,10 @@ CHILD static bool status_field(const char *text, long got, const char *key, size
 }
 
 /* From /proc/self/status: the signals caught (a handler of the process's)
- * and, where threads is not NULL, how many threads the process has.
+ * and, where threads is not NULL, how many threads the process has.  One
+ * read tells which of 64 sigaction(2) calls are worth making; only those
+ * are asked then: under an emulator (qemu-user) the kernel shows the
+ * emulator's own handlers, a superset, and the answer comes from asking.
  * false where it cannot be read (no /proc, no descriptor free, a line not
  * found). */
 CHILD static bool read_status(uint64_t *caught, uint64_t *threads)
@@ -116,7 +119,8 @@ bool sbx__parent_alone(uint64_t *caught)
 
 /* No handler of the parent may run in the child: it would run on the
  * parent's memory.  Ignored signals stay ignored unless SETSIGDEF. */
-CHILD void sbx__reset_signals(short flags, const sigset_t *sigdefault, const uint64_t *known_caught)
+CHILD void sbx__reset_signals(short flags, const sigset_t *sigdefault,
+                              const uint64_t *known_caught)
 {
 	/* Kernel sigactions of SIG_DFL and SIG_IGN: the handler comes first in
 	 * the layout of every architecture but mips, and the rest is zero. */
