@@ -6,11 +6,15 @@
 #define SBX_CONFINE_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
+#include "compat/statx.h"
 #include "lib/internal.h"
 
 /* What runs in the child between clone and exec, in a section of its own:
@@ -37,6 +41,28 @@ CHILD static inline long sys5(long nr, long a, long b, long c, long d, long e)
 	long r = syscall(nr, a, b, c, d, e);
 
 	return r == -1 ? -errno : r;
+}
+
+/* statx(2) of path from dirfd, its type and inode, never waiting on a
+ * network filesystem's server. */
+CHILD static inline long statx_of(long dirfd, const char *path, int flags, struct statx *sx)
+{
+	return sys5(SYS_statx, dirfd, (long)path, flags | AT_STATX_DONT_SYNC,
+	            STATX_TYPE | STATX_INO, (long)sx);
+}
+
+/* n in decimal at buf, unterminated: its length. */
+CHILD static inline size_t put_uint(char *buf, unsigned long n)
+{
+	char digits[24];
+	size_t len = 0, i = 0;
+
+	do
+		digits[i++] = (char)('0' + n % 10);
+	while ((n /= 10) && i < sizeof(digits));
+	while (i)
+		buf[len++] = digits[--i];
+	return len;
 }
 
 /* The denials a child hides (hide.c chooses them, cover.c covers them):
@@ -90,6 +116,10 @@ int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa, co
  * something held reaches a denial past its cover. */
 int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
                     const sbx_file_actions_t *fa, bool every, const char **call);
+/* Its check (holds.c), once the covers are made: the working directory,
+ * and the descriptors every or the file actions made, as above. */
+int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
+                   const sbx_file_actions_t *fa, bool every, const char **call);
 
 /* Joins the cgroup v2 directory dirfd (confine.c): 0, or the errno with
  * *call naming the step. */

@@ -17,21 +17,16 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compat/kernel.h"
-#include "compat/statx.h"
 #include "internal.h"
 #include "lib/confine.h"
 
@@ -65,19 +60,6 @@ CHILD static int caps_effective(bool on, const char **call)
 	*call = "capset";
 	r = sys(SYS_capset, (long)&c.head, (long)c.data, 0, 0);
 	return r < 0 ? (int)-r : 0;
-}
-
-CHILD static size_t put_uint(char *buf, unsigned long n)
-{
-	char digits[24];
-	size_t len = 0, i = 0;
-
-	do
-		digits[i++] = (char)('0' + n % 10);
-	while ((n /= 10) && i < sizeof(digits));
-	while (i)
-		buf[len++] = digits[--i];
-	return len;
 }
 
 CHILD static int write_once(const char *path, const char *text, size_t len)
@@ -141,12 +123,6 @@ CHILD int sbx__hide_enter(bool *user, const char **call)
 
 /* ---- the covers ------------------------------------------------------- */
 
-CHILD static long statx_of(long dirfd, const char *path, int flags, struct statx *sx)
-{
-	return sys5(SYS_statx, dirfd, (long)path, flags | AT_STATX_DONT_SYNC,
-	            STATX_TYPE | STATX_INO, (long)sx);
-}
-
 /* Covers c, where it is still the inode the compile found, by path: no
  * descriptor is taken (the file actions may have left none free).  A
  * directory gets an empty tmpfs of mode 000, read-only; a file, a bind of
@@ -177,242 +153,10 @@ CHILD static int cover_one(const struct cover *c, const char **call)
 	return r < 0 ? (int)-r : 0;
 }
 
-/* ---- what the child holds from before ------------------------------------ */
-
-/* Whether a is b or one of its ancestors (both absolute, canonical). */
-CHILD static bool covers_path(const char *a, const char *b)
-{
-	size_t n = strlen(a);
-
-	if (n == 1)
-		return true;
-	return !strncmp(a, b, n) && (b[n] == '/' || b[n] == '\0');
-}
-
-/* The way from directory `from' to `to' (both absolute, canonical),
- * through ".." where it must go up: a lookup from a directory opened in the
- * caller's namespace climbs there too, and never meets a cover. */
-CHILD static bool way(const char *from, const char *to, char *out, size_t size)
-{
-	size_t a = strlen(from), len = 0, ups = 0, n;
-	const char *rest;
-
-	/* a: the length of from's deepest ancestor (itself included) that
-	 * holds to; 1 for the root. */
-	while (a > 1 && !(!strncmp(from, to, a) && (to[a] == '/' || to[a] == '\0'))) {
-		while (a > 1 && from[a - 1] != '/')
-			a--;
-		a = a > 1 ? a - 1 : 1;
-	}
-	rest = from + a;
-	ups = a == 1 && *rest ? 1 : 0;
-	for (; *rest; rest++)
-		ups += *rest == '/';
-	for (size_t i = 0; i < ups; i++) {
-		if (len + 3 >= size)
-			return false;
-		memcpy(out + len, "../", 3);
-		len += 3;
-	}
-	for (to += a; *to == '/'; to++)
-		;
-	if (!*to && !len)
-		to = ".";
-	if ((n = strlen(to)) + len + 1 > size)
-		return false;
-	memcpy(out + len, to, n + 1);
-	return true;
-}
-
-/* Whether what is open as fd (AT_FDCWD: the working directory), at path,
- * reaches a hidden denial past its cover: it lies in one, or (a directory)
- * a lookup from it arrives at the inode the cover hides. */
-CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path, bool dir)
-{
-	char rel[PATH_MAX];
-
-	for (size_t i = 0; i < h->ncovers; i++) {
-		const struct cover *c = &h->covers[i];
-		struct statx sx;
-
-		if (covers_path(c->path, path))
-			return true;
-		/* No way to name (too long): it is not known not to reach. */
-		if (dir && !way(path, c->path, rel, sizeof(rel)))
-			return true;
-		if (dir && statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &sx) >= 0 && sx.stx_ino == c->ino &&
-		    sx.stx_dev_major == c->dev_major && sx.stx_dev_minor == c->dev_minor)
-			return true;
-	}
-	return false;
-}
-
-CHILD static bool is_ours(const int *ours, size_t nours, long fd)
-{
-	for (size_t i = 0; i < nours; i++)
-		if (ours[i] == fd)
-			return true;
-	return false;
-}
-
-/* A path as the kernel shows one: " (deleted)" taken off its end (the
- * inode is still there to reach), "(unreachable)" off its start. */
-CHILD static void strip_path(char *p, long len)
-{
-	static const char deleted[] = " (deleted)", unreachable[] = "(unreachable)";
-	size_t dl = sizeof(deleted) - 1, ul = sizeof(unreachable) - 1;
-
-	p[len] = '\0';
-	if ((size_t)len > dl && !strcmp(p + len - dl, deleted))
-		p[len - dl] = '\0';
-	if (!strncmp(p, unreachable, ul))
-		memmove(p, p + ul, strlen(p + ul) + 1);
-}
-
-/* Descriptor fd, if it stays open past exec: its link read by its name in
- * the open /proc/self/fd (dir; a third of the cost of the whole path), or
- * where no descriptor was left for that, by the whole path (dir -1).  One
- * inherited (every_dir) that is a directory reaches, wherever it lies: a
- * lookup from it walks the caller's mounts, where there is no cover.  A
- * link that cannot be read whole (a name longer than PATH_MAX) reaches:
- * it is not known not to. */
-CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir)
-{
-	char link[32], path[PATH_MAX + 16];
-	struct statx sx;
-	long len, at = dir, skip = 14;
-	bool is_dir;
-
-	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
-		return false; /* close-on-exec, or not open */
-	is_dir = statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode);
-	if (is_dir && every_dir)
-		return true;
-	memcpy(link, "/proc/self/fd/", 14);
-	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
-	if (dir < 0)
-		at = AT_FDCWD, skip = 0;
-	len = sys(SYS_readlinkat, at, (long)(link + skip), (long)path, PATH_MAX);
-	if (len == -ENAMETOOLONG || len >= PATH_MAX)
-		return true;
-	if (len <= 0 || path[0] != '/')
-		return false; /* a pipe, a socket: no path */
-	strip_path(path, len);
-	return held_reaches(h, fd, path, is_dir);
-}
-
-/* Whether the file actions take descriptor fd's place: close it, or make
- * another with its number (what a dup2 or an open leaves there is theirs,
- * looked at after them). */
-CHILD static bool replaced(const sbx_file_actions_t *fa, long fd)
-{
-	for (int i = 0; fa && i < fa->__used; i++) {
-		const struct sbx_file_action *a = &fa->__actions[i];
-
-		if (a->kind == SBX_FA_CLOSEFROM ? fd >= a->fd
-		                                : (a->kind == SBX_FA_CLOSE || a->kind == SBX_FA_OPEN ||
-		                                   a->kind == SBX_FA_DUP2) && a->fd == fd)
-			return true;
-	}
-	return false;
-}
-
-/* Which descriptors a check looks at: every one; those inherited that the
- * file actions leave in place; those the file actions made. */
-enum held { HELD_EVERY, HELD_INHERITED, HELD_MADE };
-
-/* Whether descriptor fd is one the check of kind which looks at. */
-CHILD static bool looked_at(const sbx_file_actions_t *fa, enum held which, const int *ours,
-                            size_t nours, long fd)
-{
-	return !is_ours(ours, nours, fd) && (which != HELD_INHERITED || !replaced(fa, fd));
-}
-
-/* The descriptors the file actions made that stay open past exec (but
- * ours): the first that reaches a hidden denial in *fd, EXDEV. */
-CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
-                            size_t nours, long *fd)
-{
-	long dir;
-	int err = 0, made = 0;
-
-	for (int i = 0; fa && i < fa->__used; i++)
-		made += fa->__actions[i].kind == SBX_FA_OPEN || fa->__actions[i].kind == SBX_FA_DUP2;
-	if (!made)
-		return 0;
-	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-
-	for (int i = 0; fa && i < fa->__used && !err; i++) {
-		const struct sbx_file_action *a = &fa->__actions[i];
-
-		if ((a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) &&
-		    !is_ours(ours, nours, a->fd) && fd_reaches(h, dir < 0 ? -1 : dir, a->fd, false)) {
-			*fd = a->fd;
-			err = EXDEV;
-		}
-	}
-	if (dir >= 0)
-		(void)sys(SYS_close, dir, 0, 0, 0);
-	return err;
-}
-
-/* The descriptors left open past exec that check which looks at, as
- * /proc/self/fd lists them; where no descriptor is left to list them with,
- * each number below the limit.  The first that reaches a hidden denial in
- * *fd, EXDEV. */
-CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa, enum held which,
-                           const int *ours, size_t nours, long *fd)
-{
-	char buf[1024];
-	long dir, n;
-	struct rlimit rl;
-
-	if (which == HELD_MADE)
-		return check_made(h, fa, ours, nours, fd);
-	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-	if (dir == -EMFILE || dir == -ENFILE) {
-		if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0)
-			return (int)-dir;
-		for (*fd = 0; *fd < (long)rl.rlim_cur && *fd < 65536; ++*fd)
-			if (looked_at(fa, which, ours, nours, *fd) &&
-			    fd_reaches(h, -1, *fd, which != HELD_MADE))
-				return EXDEV;
-		return 0;
-	}
-	if (dir < 0)
-		return (int)-dir;
-	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof(buf), 0)) > 0) {
-		for (long off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
-			const char *p = d->d_name;
-
-			off += d->d_reclen;
-			if (*p < '0' || *p > '9')
-				continue;
-			for (*fd = 0; *p >= '0' && *p <= '9'; p++)
-				*fd = *fd * 10 + (*p - '0');
-			if (*fd != dir && looked_at(fa, which, ours, nours, *fd) &&
-			    fd_reaches(h, dir, *fd, true)) {
-				(void)sys(SYS_close, dir, 0, 0, 0);
-				return EXDEV;
-			}
-		}
-	}
-	(void)sys(SYS_close, dir, 0, 0, 0);
-	return n < 0 ? (int)-n : 0;
-}
-
-CHILD int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa,
-                              const int *ours, size_t nours, long *fd)
-{
-	return check_fds(h, fa, HELD_INHERITED, ours, nours, fd);
-}
-
 CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
                           const sbx_file_actions_t *fa, bool every, const char **call)
 {
-	char cwd[PATH_MAX + 16];
-	long r = 0, fd;
+	long r = 0;
 	int err = 0;
 
 	if (user && (err = caps_effective(true, call)))
@@ -436,16 +180,5 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 	}
 	if (err)
 		return err;
-	/* A working directory whose name is too long to read is not known
-	 * not to lie in a denial. */
-	*call = "getcwd";
-	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) == -ENAMETOOLONG || r == -ERANGE)
-		return EXDEV;
-	if (r > 0) {
-		strip_path(cwd, r - 1);
-		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true))
-			return EXDEV;
-	}
-	*call = "/proc/self/fd";
-	return check_fds(h, fa, every ? HELD_EVERY : HELD_MADE, ours, nours, &fd);
+	return sbx__hide_held(h, ours, nours, fa, every, call);
 }
