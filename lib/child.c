@@ -29,13 +29,6 @@
 #include "internal.h"
 #include "lib/child.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-
 CHILD static _Noreturn void child_exit(struct child *c, struct child_result res, int status)
 {
 	c->res = res;
@@ -388,12 +381,13 @@ CHILD int sbx__child_main(void *arg)
 		child_exit(c, (struct child_result){ .action = -1, .err = err, .again = true,
 		                                     .nohide = true, .refusal = { NULL, call, NULL } },
 		           127);
-	/* What it inherits is looked at here, in its own table, where nothing
-	 * has been done yet that a start with the denials expanded would do
-	 * twice (what the file actions make is looked at after them). */
+	/* What it inherits is made what the parent saw, or looked at here,
+	 * where nothing has been done yet that a start with the denials
+	 * expanded would do twice (what the file actions make is looked at
+	 * after them). */
 	if (c->cf.hiding.covers &&
 	    sbx__hide_inherited(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd }, 2,
-	                        &r) == EXDEV)
+	                        &c->seen, &r) == EXDEV)
 		child_exit(c, (struct child_result){ .action = -1, .held = true, .held_fd = (int)r },
 		           127);
 	/* What the library keeps open is nothing a file action may see, but

@@ -72,6 +72,7 @@ struct child {
 	unsigned hidden_gen;      /* the generation they were listed at (fds.c) */
 	bool alone;               /* the parent was its process's one thread, */
 	uint64_t caught;          /* and these are the signals it catches */
+	struct seen seen;         /* where it hides: what the parent saw it inherits */
 
 	struct child_result res;
 };
@@ -89,7 +90,9 @@ void sbx__reset_signals(short flags, const sigset_t *sigdefault, const uint64_t 
 bool sbx__parent_alone(uint64_t *caught);
 
 /* Creates the child (clone.c) and waits for it to exec or fail: its pid,
- * or -1 with errno; a child that failed or is to start again is reaped. */
+ * or -1 with errno; a child that failed or is to start again is reaped.
+ * 0: none was started, for the parent found a descriptor the child would
+ * inherit reaching a hidden denial (c->res.held). */
 pid_t sbx__start_child(struct child *c);
 
 /* The child: everything from clone to exec.  Returns only through _exit. */

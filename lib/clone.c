@@ -158,6 +158,7 @@ pid_t sbx__start_child(struct child *c)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
 	sigset_t all;
 	char *stack;
+	long held;
 	pid_t pid;
 	int err;
 
@@ -168,11 +169,20 @@ pid_t sbx__start_child(struct child *c)
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
 	/* Which signals the child catches, read here where the parent is
 	 * alone: the child's own /proc entries would be made anew for it
-	 * (signals.c).  Not what it inherits: the C library is not alone to
-	 * put descriptors in the table (an io_uring request's completion
-	 * does, at the return of any system call), and the child's look at
-	 * its own table is the one that knows. */
+	 * (signals.c). */
 	c->alone = sbx__parent_alone(&c->caught);
+	/* And what it inherits, where it hides: looked at here, in /proc
+	 * entries that stay (the child's would be made anew for it); the
+	 * child makes its table what was seen (holds.c).  One that reaches
+	 * a denial: no child. */
+	if (c->cf.hiding.covers &&
+	    sbx__hide_look(&c->cf.hiding, c->fa, (int[]){ c->cf.ruleset_fd, c->report_fd }, 2,
+	                   &c->seen, &held) == EXDEV) {
+		c->res = (struct child_result){ .action = -1, .held = true, .held_fd = (int)held };
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->oldmask, NULL, KERNEL_SIGSET_SIZE);
+		stack_give(stack, size);
+		return 0;
+	}
 	pid = clone_child(c, stack + size);
 	/* A clone that knows no CLONE_PIDFD (qemu-user 7 says EINVAL): made
 	 * without it, the pidfd opened at once, every signal still blocked,

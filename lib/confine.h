@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -28,6 +29,13 @@
 #define CHILD __attribute__((section(".text.sbx_child")))
 #endif
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 /* A raw system call: the result, or -errno. */
 CHILD static inline long sys(long nr, long a, long b, long c, long d)
 {
@@ -43,12 +51,12 @@ CHILD static inline long sys5(long nr, long a, long b, long c, long d, long e)
 	return r == -1 ? -errno : r;
 }
 
-/* statx(2) of path from dirfd, its type and inode, never waiting on a
+/* statx(2) of path from dirfd, its type, inode and birth, never waiting on a
  * network filesystem's server. */
 CHILD static inline long statx_of(long dirfd, const char *path, int flags, struct statx *sx)
 {
 	return sys5(SYS_statx, dirfd, (long)path, flags | AT_STATX_DONT_SYNC,
-	            STATX_TYPE | STATX_INO, (long)sx);
+	            STATX_TYPE | STATX_INO | STATX_BTIME, (long)sx);
 }
 
 /* n in decimal at buf, unterminated: its length. */
@@ -101,13 +109,37 @@ struct confinement {
  * in it made private.  0, or the errno with *call naming the step: then
  * the child is as it was but for its namespaces, and nothing is hidden. */
 int sbx__hide_enter(bool *user, const char **call);
-/* Before the file actions, in the namespace: whether a descriptor the
- * child inherits and keeps open past exec (but ours, and those the file
+/* What a spawn's parent saw its child would inherit (holds.c): each
+ * descriptor left open past exec that it looked at, by its inode, in
+ * rising order; whole: every one such is here (else the child looks at
+ * its own table). */
+#define SBX_SEEN_MAX 32
+struct seen {
+	bool whole;
+	unsigned n;
+	struct seen_fd {
+		int fd;
+		unsigned dev_major, dev_minor;
+		uint64_t ino;
+		bool born;          /* the filesystem keeps a birth time: */
+		int64_t born_sec;   /* this one */
+		uint32_t born_nsec;
+	} v[SBX_SEEN_MAX];
+};
+
+/* In the parent, just before its clone: whether a descriptor the child
+ * would inherit and keep open past exec (but ours, and those the file
  * actions close or put another in the place of) reaches a hidden denial
- * past its cover: EXDEV, with *fd.  Nothing is done yet that a start with
- * every denial expanded would do twice. */
+ * past its cover: EXDEV, with *fd; else 0, and what it saw in *seen. */
+int sbx__hide_look(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
+                   size_t nours, struct seen *seen, long *fd);
+/* The same, in the child, before the file actions, in the namespace:
+ * where its table is the one the parent saw (seen), each other number is
+ * made close-on-exec and nothing more is looked at; else the child looks
+ * at its own table.  Nothing is done yet that a start with every denial
+ * expanded would do twice. */
 int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
-                        size_t nours, long *fd);
+                        size_t nours, const struct seen *seen, long *fd);
 /* After the file actions: the covers and pins, then the check that what
  * the child holds from before crosses a cover on its way to each denial:
  * its working directory, and every descriptor it keeps open but ours

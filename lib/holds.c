@@ -114,6 +114,35 @@ CHILD static void strip_path(char *p, long len)
 		memmove(p, p + ul, strlen(p + ul) + 1);
 }
 
+/* Descriptor fd, open past exec, as the parent sees it (sx; NULL: not
+ * known): listed in seen, whose list stays whole while there is room and
+ * the numbers come in rising order. */
+CHILD static void see(struct seen *seen, long fd, const struct statx *sx)
+{
+	struct seen_fd *e = &seen->v[seen->n];
+
+	if (!sx || seen->n == SBX_SEEN_MAX || (seen->n && e[-1].fd >= fd)) {
+		seen->whole = false;
+		return;
+	}
+	*e = (struct seen_fd){ .fd = (int)fd, .dev_major = sx->stx_dev_major,
+	                       .dev_minor = sx->stx_dev_minor, .ino = sx->stx_ino,
+	                       .born = (sx->stx_mask & STATX_BTIME) != 0,
+	                       .born_sec = sx->stx_btime.tv_sec, .born_nsec = sx->stx_btime.tv_nsec };
+	seen->n++;
+}
+
+/* Whether sx is the file e was: the same inode, born at the same time
+ * where its filesystem keeps that (an inode's number, freed, may be given
+ * again). */
+CHILD static bool same(const struct seen_fd *e, const struct statx *sx)
+{
+	return sx->stx_ino == e->ino && sx->stx_dev_major == e->dev_major &&
+	       sx->stx_dev_minor == e->dev_minor && ((sx->stx_mask & STATX_BTIME) != 0) == e->born &&
+	       (!e->born || (sx->stx_btime.tv_sec == e->born_sec &&
+	                     sx->stx_btime.tv_nsec == e->born_nsec));
+}
+
 /* Descriptor fd, if it stays open past exec: its link read by its name in
  * the open /proc/self/fd (dir; a third of the cost of the whole path), or
  * where no descriptor was left for that, by the whole path (dir -1).  One
@@ -121,18 +150,22 @@ CHILD static void strip_path(char *p, long len)
  * lookup from it walks the caller's mounts, where there is no cover.  A
  * link that cannot be read whole (a name longer than PATH_MAX) reaches:
  * it is not known not to. */
-CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir)
+CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir,
+                             struct seen *seen)
 {
 	char link[32], path[PATH_MAX + 16];
 	struct statx sx;
 	long len, at = dir, skip = 14;
-	bool is_dir;
+	bool is_dir, known;
 
 	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
 		return false; /* close-on-exec, or not open */
-	is_dir = statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0 && S_ISDIR(sx.stx_mode);
+	known = statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0;
+	is_dir = known && S_ISDIR(sx.stx_mode);
 	if (is_dir && every_dir)
 		return true;
+	if (seen)
+		see(seen, fd, known ? &sx : NULL);
 	memcpy(link, "/proc/self/fd/", 14);
 	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
 	if (dir < 0)
@@ -191,7 +224,8 @@ CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa
 		const struct sbx_file_action *a = &fa->__actions[i];
 
 		if ((a->kind == SBX_FA_OPEN || a->kind == SBX_FA_DUP2) &&
-		    !is_ours(ours, nours, a->fd) && fd_reaches(h, dir < 0 ? -1 : dir, a->fd, false)) {
+		    !is_ours(ours, nours, a->fd) &&
+		    fd_reaches(h, dir < 0 ? -1 : dir, a->fd, false, NULL)) {
 			*fd = a->fd;
 			err = EXDEV;
 		}
@@ -206,7 +240,7 @@ CHILD static int check_made(const struct hiding *h, const sbx_file_actions_t *fa
  * each number below the limit.  The first that reaches a hidden denial in
  * *fd, EXDEV. */
 CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa, enum held which,
-                           const int *ours, size_t nours, long *fd)
+                           const int *ours, size_t nours, struct seen *seen, long *fd)
 {
 	char buf[1024];
 	long dir, n;
@@ -216,11 +250,15 @@ CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa,
 		return check_made(h, fa, ours, nours, fd);
 	dir = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (dir == -EMFILE || dir == -ENFILE) {
+		if (seen) {
+			seen->whole = false; /* the child looks: it has a descriptor more */
+			return 0;
+		}
 		if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) < 0)
 			return (int)-dir;
 		for (*fd = 0; *fd < (long)rl.rlim_cur && *fd < 65536; ++*fd)
 			if (looked_at(fa, which, ours, nours, *fd) &&
-			    fd_reaches(h, -1, *fd, which != HELD_MADE))
+			    fd_reaches(h, -1, *fd, which != HELD_MADE, NULL))
 				return EXDEV;
 		return 0;
 	}
@@ -237,7 +275,7 @@ CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa,
 			for (*fd = 0; *p >= '0' && *p <= '9'; p++)
 				*fd = *fd * 10 + (*p - '0');
 			if (*fd != dir && looked_at(fa, which, ours, nours, *fd) &&
-			    fd_reaches(h, dir, *fd, true)) {
+			    fd_reaches(h, dir, *fd, true, seen)) {
 				(void)sys(SYS_close, dir, 0, 0, 0);
 				return EXDEV;
 			}
@@ -247,10 +285,52 @@ CHILD static int check_fds(const struct hiding *h, const sbx_file_actions_t *fa,
 	return n < 0 ? (int)-n : 0;
 }
 
-CHILD int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa,
-                              const int *ours, size_t nours, long *fd)
+CHILD int sbx__hide_look(const struct hiding *h, const sbx_file_actions_t *fa, const int *ours,
+                         size_t nours, struct seen *seen, long *fd)
 {
-	return check_fds(h, fa, HELD_INHERITED, ours, nours, fd);
+	int err;
+
+	seen->whole = true;
+	seen->n = 0;
+	if ((err = check_fds(h, fa, HELD_INHERITED, ours, nours, seen, fd)) && err != EXDEV)
+		seen->whole = false;
+	return err == EXDEV ? err : 0;
+}
+
+/* Whether the child's table is the one its parent saw (seen), made so: each
+ * descriptor listed still the file it was (or closed since), and every
+ * other number made close-on-exec.  Between the parent's look and the
+ * clone, another thread of the caller's, or the completion of an io_uring
+ * request (at the return of any system call of the parent's, the look's
+ * own too), may have put a descriptor in the table: closed at exec, it
+ * goes as one put there a moment later, after the clone, would have gone. */
+CHILD static bool as_seen(const struct seen *seen)
+{
+	unsigned from = 0;
+	struct statx sx;
+	long r;
+
+	if (!seen->whole)
+		return false;
+	for (unsigned i = 0; i < seen->n; i++)
+		if ((r = statx_of(seen->v[i].fd, "", AT_EMPTY_PATH, &sx)) != -EBADF &&
+		    (r < 0 || !same(&seen->v[i], &sx)))
+			return false;
+	/* No close_range with CLOSE_RANGE_CLOEXEC (before Linux 5.11, an
+	 * emulator, a filter): the child looks itself. */
+	for (unsigned i = 0; i < seen->n; from = (unsigned)seen->v[i++].fd + 1)
+		if ((unsigned)seen->v[i].fd > from &&
+		    sys(SYS_close_range, from, seen->v[i].fd - 1, CLOSE_RANGE_CLOEXEC, 0) < 0)
+			return false;
+	return sys(SYS_close_range, from, ~0U, CLOSE_RANGE_CLOEXEC, 0) >= 0;
+}
+
+CHILD int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa,
+                              const int *ours, size_t nours, const struct seen *seen, long *fd)
+{
+	if (seen && as_seen(seen))
+		return 0;
+	return check_fds(h, fa, HELD_INHERITED, ours, nours, NULL, fd);
 }
 
 CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
@@ -270,5 +350,5 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 			return EXDEV;
 	}
 	*call = "/proc/self/fd";
-	return check_fds(h, fa, every ? HELD_EVERY : HELD_MADE, ours, nours, &fd);
+	return check_fds(h, fa, every ? HELD_EVERY : HELD_MADE, ours, nours, NULL, &fd);
 }

@@ -16,7 +16,6 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,13 +133,6 @@ static int prepare_again(struct child *c, const struct sbx_scope *scope, bool ex
 	return err;
 }
 
-/* Whether a spawn looks at the caller's descriptors before its clone:
- * only once a child of this process found one it inherits reaching a
- * hidden denial (the child looks at its own table, the exact one, and
- * then the spawn starts it again: so a caller that keeps one open pays
- * that once, and every other caller never looks twice). */
-static atomic_bool held_seen;
-
 /* The ruleset for a spawn that would hold, from before its namespace,
  * something that reaches a hidden denial (held.c): one that expands every
  * denial; under SBX_SCOPE_HIDE, EINVAL. */
@@ -148,15 +140,11 @@ static int prepare_held(struct child *c, const struct sbx_scope *scope,
                         const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
 {
 	char what[PATH_MAX + 64];
-	bool inherited = atomic_load(&held_seen);
 	int held;
 
-	if (!(*rs)->ncovers ||
-	    !(held = sbx__held_reaches(*rs, fa, inherited, what, sizeof(what)))) {
-		if (inherited && (*rs)->ncovers)
-			atomic_store(&held_seen, false);
+	/* What it inherits is looked at just before the clone (clone.c). */
+	if (!(*rs)->ncovers || !(held = sbx__held_reaches(*rs, fa, false, what, sizeof(what))))
 		return 0;
-	}
 	if (held < 0)
 		return -held;
 	sbx__hide_event(scope, *rs, what);
@@ -188,14 +176,13 @@ static int restart_expanded(struct child *c, const struct sbx_scope *scope,
 	return err;
 }
 
-/* A child that inherits a descriptor reaching a hidden denial; the next
- * spawns look at the caller's table first. */
+/* A child that would inherit a descriptor reaching a hidden denial (seen
+ * before its clone, or by the child in its own table). */
 static int prepare_inherited(struct child *c, const struct sbx_scope *scope,
                              const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
 {
 	char what[PATH_MAX + 64];
 
-	atomic_store(&held_seen, true);
 	sbx__held_say(c->res.held_fd, what, sizeof(what));
 	return restart_expanded(c, scope, fa, rs, true, what);
 }
@@ -305,7 +292,7 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.speaker = scope && scope->speaker ? scope->speaker : "sbxspawn";
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	while (!(err = start_hiding(&c, &pid)) && pid > 0 && (c.res.nohide || c.res.held))
+	while (!(err = start_hiding(&c, &pid)) && pid >= 0 && (c.res.nohide || c.res.held))
 		if ((err = (c.res.held ? prepare_inherited : prepare_refused)(&c, scope, fa, &rs)))
 			break;
 	if (err)

@@ -3,14 +3,12 @@
  * nothing above it frozen, the Landlock domain on top as the lock.  Each
  * attack on the cover is first shown working without a scope (or against
  * a cover with no lock), then refused with one.  check_hide_held.c holds
- * what the child holds, the ways and what the child sees. */
+ * what the child holds, the ways and what the child sees; check_hide_race.c
+ * what the caller changes in its table while a spawn looks at it. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#ifdef HAVE_LINUX_IO_URING_H
-#include <linux/io_uring.h>
-#endif
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,103 +325,6 @@ START_TEST(test_hide_replaced_between_spawns)
 }
 END_TEST
 
-/* A directory the caller's own io_uring opens (no O_CLOEXEC) while a
- * spawn is made: the completion puts the descriptor in the table at the
- * return of whichever system call the caller's thread makes then, the
- * spawn's own among them, one thread or not.  Only the child's look at
- * its own table knows what it inherits; a look of the parent's before the
- * clone let the command read the key in about one spawn of twelve here.
- * Each round, a timer of 0 to 400 us linked to the open. */
-#ifdef HAVE_LINUX_IO_URING_H
-struct uring {
-	int fd;
-	struct io_uring_params p;
-	char *sq, *cq;
-	struct io_uring_sqe *sqes;
-};
-
-static bool uring_make(struct uring *u)
-{
-	memset(u, 0, sizeof(*u));
-	if ((u->fd = (int)syscall(SYS_io_uring_setup, 8, &u->p)) < 0)
-		return false;
-	u->sq = mmap(NULL, u->p.sq_off.array + u->p.sq_entries * sizeof(unsigned),
-	             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
-	u->cq = mmap(NULL, u->p.cq_off.cqes + u->p.cq_entries * sizeof(struct io_uring_cqe),
-	             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_CQ_RING);
-	u->sqes = mmap(NULL, u->p.sq_entries * sizeof(*u->sqes), PROT_READ | PROT_WRITE,
-	               MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
-	ck_assert(u->sq != MAP_FAILED && u->cq != MAP_FAILED && u->sqes != MAP_FAILED);
-	return true;
-}
-
-static void uring_put(struct uring *u, struct io_uring_sqe sqe)
-{
-	unsigned *tail = (unsigned *)(u->sq + u->p.sq_off.tail), at = *tail;
-	unsigned i = at & *(unsigned *)(u->sq + u->p.sq_off.ring_mask);
-
-	u->sqes[i] = sqe;
-	((unsigned *)(u->sq + u->p.sq_off.array))[i] = i;
-	__atomic_store_n(tail, at + 1, __ATOMIC_RELEASE);
-}
-
-/* Waits for both, and closes what the open made. */
-static void uring_reap(struct uring *u)
-{
-	unsigned *head = (unsigned *)(u->cq + u->p.cq_off.head);
-	unsigned mask = *(unsigned *)(u->cq + u->p.cq_off.ring_mask);
-	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(u->cq + u->p.cq_off.cqes);
-
-	ck_assert_int_ge(syscall(SYS_io_uring_enter, u->fd, 0, 2, IORING_ENTER_GETEVENTS, NULL, 0), 0);
-	for (int n = 0; n < 2; n++) {
-		struct io_uring_cqe *e = &cqes[*head & mask];
-
-		if (e->user_data == 2 && e->res >= 0)
-			close(e->res);
-		__atomic_store_n(head, *head + 1, __ATOMIC_RELEASE);
-	}
-}
-
-START_TEST(test_hide_held_opened_meanwhile)
-{
-	struct __kernel_timespec ts = { 0 };
-	char *argv[] = { "/bin/sh", "-c", "cat /proc/self/fd/*/.ssh/id 2>/dev/null; exit 0", NULL };
-	unsigned seed = 12345;
-	sbx_scopeattr_t s;
-	struct uring u;
-	int dir;
-
-	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
-		return;
-	if (!uring_make(&u)) {
-		say_skip("SKIP %s: no io_uring here (%s)\n", __func__, strerror(errno));
-		return;
-	}
-	/* The control: through a directory it inherits, the command reads it. */
-	ck_assert_int_ge(dir = open(home, O_RDONLY | O_DIRECTORY), 0);
-	ck_assert_ptr_nonnull(strstr(verdict_of(NULL, argv, true, NULL), SECRET));
-	close(dir);
-	scope_deny(&s, ssh, 0);
-	for (int round = 0; round < 200; round++) {
-		seed = seed * 1103515245u + 12345u;
-		ts.tv_nsec = (long)(seed >> 8) % 400 * 1000;
-		uring_put(&u, (struct io_uring_sqe){ .opcode = IORING_OP_TIMEOUT, .addr = (uintptr_t)&ts,
-		                                     .len = 1, .flags = IOSQE_IO_LINK, .user_data = 1,
-		                                     .timeout_flags = IORING_TIMEOUT_ETIME_SUCCESS });
-		uring_put(&u, (struct io_uring_sqe){ .opcode = IORING_OP_OPENAT, .fd = AT_FDCWD,
-		                                     .addr = (uintptr_t)home,
-		                                     .open_flags = O_RDONLY | O_DIRECTORY, .user_data = 2 });
-		ck_assert_int_eq(syscall(SYS_io_uring_enter, u.fd, 2, 0, 0, NULL, 0), 2);
-		verdict_of(&s, argv, false, NULL); /* never the secret */
-		uring_reap(&u);
-	}
-	sbx_scopeattr_destroy(&s);
-	close(u.fd);
-}
-END_TEST
-#endif
-
 Suite *suite_hide(void)
 {
 	Suite *su = suite_create("hide");
@@ -439,9 +340,6 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_cover_checked);
 	tcase_add_test(tc, test_hide_deep_denial);
 	tcase_add_test(tc, test_hide_replaced_between_spawns);
-#ifdef HAVE_LINUX_IO_URING_H
-	tcase_add_test(tc, test_hide_held_opened_meanwhile);
-#endif
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -43,6 +43,7 @@ Suite *suite_explain(void);
 Suite *suite_denials(void);
 Suite *suite_hide(void);
 Suite *suite_hide_held(void);
+Suite *suite_hide_race(void);
 Suite *suite_network(void);
 Suite *suite_childenv(void);
 Suite *suite_lifetime(void);

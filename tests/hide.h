@@ -103,7 +103,7 @@ static __attribute__((unused)) void secret_intact(void)
 	ck_assert_str_eq(buf, SECRET "\n");
 }
 
-static void outcome(unsigned hidden, unsigned expanded)
+static __attribute__((unused)) void outcome(unsigned hidden, unsigned expanded)
 {
 	sbx_outcome_t oc;
 

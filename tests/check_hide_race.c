@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* Hidden denials, continued (check_hide.c holds the cover): what the caller
+ * changes in its descriptor table while a spawn looks at it.  The parent
+ * looks before its clone, and the child makes its own table what was seen
+ * (lib/holds.c): a descriptor put there meanwhile at a number the parent
+ * saw free is closed at exec, and one the parent saw as another file makes
+ * the child look at its table itself.  Each is first shown reading the key
+ * without a scope. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#ifdef HAVE_LINUX_IO_URING_H
+#include <linux/io_uring.h>
+#endif
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "tests/hide.h"
+
+/* Whatever directory it inherits, the command reads .ssh/id beneath. */
+#define READ_ANY "cat /proc/self/fd/*/.ssh/id 2>/dev/null; exit 0"
+
+/* A directory the caller's own io_uring opens (no O_CLOEXEC) while a
+ * spawn is made: the completion puts the descriptor in the table at the
+ * return of whichever system call the caller's thread makes then, the
+ * spawn's own among them, one thread or not.  The parent looks before its
+ * clone, and the child makes its own table what was seen (holds.c): a
+ * look of the parent's trusted alone let the command read the key in about
+ * one spawn of twelve here. */
+#ifdef HAVE_LINUX_IO_URING_H
+struct uring {
+	int fd;
+	struct io_uring_params p;
+	char *sq, *cq;
+	struct io_uring_sqe *sqes;
+};
+
+static bool uring_make(struct uring *u)
+{
+	memset(u, 0, sizeof(*u));
+	if ((u->fd = (int)syscall(SYS_io_uring_setup, 8, &u->p)) < 0)
+		return false;
+	u->sq = mmap(NULL, u->p.sq_off.array + u->p.sq_entries * sizeof(unsigned),
+	             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+	u->cq = mmap(NULL, u->p.cq_off.cqes + u->p.cq_entries * sizeof(struct io_uring_cqe),
+	             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, u->p.sq_entries * sizeof(*u->sqes), PROT_READ | PROT_WRITE,
+	               MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
+	ck_assert(u->sq != MAP_FAILED && u->cq != MAP_FAILED && u->sqes != MAP_FAILED);
+	return true;
+}
+
+static void uring_put(struct uring *u, struct io_uring_sqe sqe)
+{
+	unsigned *tail = (unsigned *)(u->sq + u->p.sq_off.tail), at = *tail;
+	unsigned i = at & *(unsigned *)(u->sq + u->p.sq_off.ring_mask);
+
+	u->sqes[i] = sqe;
+	((unsigned *)(u->sq + u->p.sq_off.array))[i] = i;
+	__atomic_store_n(tail, at + 1, __ATOMIC_RELEASE);
+}
+
+/* Waits for both, and closes what the open made. */
+static void uring_reap(struct uring *u)
+{
+	unsigned *head = (unsigned *)(u->cq + u->p.cq_off.head);
+	unsigned mask = *(unsigned *)(u->cq + u->p.cq_off.ring_mask);
+	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(u->cq + u->p.cq_off.cqes);
+
+	ck_assert_int_ge(syscall(SYS_io_uring_enter, u->fd, 0, 2, IORING_ENTER_GETEVENTS, NULL, 0), 0);
+	for (int n = 0; n < 2; n++) {
+		struct io_uring_cqe *e = &cqes[*head & mask];
+
+		if (e->user_data == 2 && e->res >= 0)
+			close(e->res);
+		__atomic_store_n(head, *head + 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* 200 spawns of argv under s, each beside an open of HOME (no O_CLOEXEC)
+ * that a timer of 0 to 400 us starts. */
+static void open_meanwhile(struct uring *u, sbx_scopeattr_t *s, char **argv)
+{
+	struct __kernel_timespec ts = { 0 };
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 200; round++) {
+		seed = seed * 1103515245u + 12345u;
+		ts.tv_nsec = (long)(seed >> 8) % 400 * 1000;
+		uring_put(u, (struct io_uring_sqe){ .opcode = IORING_OP_TIMEOUT, .addr = (uintptr_t)&ts,
+		                                    .len = 1, .flags = IOSQE_IO_LINK, .user_data = 1,
+		                                    .timeout_flags = IORING_TIMEOUT_ETIME_SUCCESS });
+		uring_put(u, (struct io_uring_sqe){ .opcode = IORING_OP_OPENAT, .fd = AT_FDCWD,
+		                                    .addr = (uintptr_t)home,
+		                                    .open_flags = O_RDONLY | O_DIRECTORY, .user_data = 2 });
+		ck_assert_int_eq(syscall(SYS_io_uring_enter, u->fd, 2, 0, 0, NULL, 0), 2);
+		verdict_of(s, argv, false, NULL); /* never the secret */
+		uring_reap(u);
+	}
+}
+
+START_TEST(test_hide_held_opened_meanwhile)
+{
+	char *argv[] = { "/bin/sh", "-c", READ_ANY, NULL };
+	sbx_scopeattr_t s;
+	struct uring u;
+	int dir;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	if (!uring_make(&u)) {
+		say_skip("SKIP %s: no io_uring here (%s)\n", __func__, strerror(errno));
+		return;
+	}
+	/* The control: through a directory it inherits, the command reads it. */
+	ck_assert_int_ge(dir = open(home, O_RDONLY | O_DIRECTORY), 0);
+	ck_assert_ptr_nonnull(strstr(verdict_of(NULL, argv, true, NULL), SECRET));
+	close(dir);
+	scope_deny(&s, ssh, 0);
+	open_meanwhile(&u, &s, argv);
+	sbx_scopeattr_destroy(&s);
+	close(u.fd);
+}
+END_TEST
+#endif
+
+/* A thread of the caller's swaps one number between a file and a
+ * directory of HOME (dup2(2) replaces it whole) while the spawns are made:
+ * the parent may see the file there, and the child hold the directory.
+ * Where the child's copy is not what the parent saw, the child looks. */
+struct swap {
+	int at, file, dir;
+	atomic_bool stop;
+};
+
+static void *swapper(void *arg)
+{
+	struct swap *w = arg;
+
+	while (!atomic_load(&w->stop)) {
+		dup2(w->dir, w->at);
+		dup2(w->file, w->at);
+	}
+	return NULL;
+}
+
+START_TEST(test_hide_held_swapped_meanwhile)
+{
+	char *argv[] = { "/bin/sh", "-c", READ_ANY, NULL };
+	struct swap w;
+	sbx_scopeattr_t s;
+	pthread_t th;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	ck_assert_int_ge(w.file = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+	ck_assert_int_ge(w.dir = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0);
+	ck_assert_int_ge(w.at = dup(w.file), 0);
+	/* The control: with the directory at that number, the command reads. */
+	ck_assert_int_eq(dup2(w.dir, w.at), w.at);
+	ck_assert_ptr_nonnull(strstr(verdict_of(NULL, argv, true, NULL), SECRET));
+	ck_assert_int_eq(dup2(w.file, w.at), w.at);
+	scope_deny(&s, ssh, 0);
+	atomic_init(&w.stop, false);
+	ck_assert_int_eq(pthread_create(&th, NULL, swapper, &w), 0);
+	for (int round = 0; round < 200; round++)
+		verdict_of(&s, argv, false, NULL); /* never the secret */
+	atomic_store(&w.stop, true);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	sbx_scopeattr_destroy(&s);
+	close(w.at);
+	close(w.dir);
+	close(w.file);
+}
+END_TEST
+
+Suite *suite_hide_race(void)
+{
+	Suite *su = suite_create("hide-race");
+	TCase *tc = tcase_create("race");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+#ifdef HAVE_LINUX_IO_URING_H
+	tcase_add_test(tc, test_hide_held_opened_meanwhile);
+#endif
+	tcase_add_test(tc, test_hide_held_swapped_meanwhile);
+	suite_add_tcase(su, tc);
+	return su;
+}
