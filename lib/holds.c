@@ -143,29 +143,24 @@ CHILD static bool same(const struct seen_fd *e, const struct statx *sx)
 	                     sx->stx_btime.tv_nsec == e->born_nsec));
 }
 
-/* Descriptor fd, if it stays open past exec: its link read by its name in
+/* What is open as fd, taken as one file: its link read by its name in
  * the open /proc/self/fd (dir; a third of the cost of the whole path), or
- * where no descriptor was left for that, by the whole path (dir -1).  One
- * inherited (every_dir) that is a directory reaches, wherever it lies: a
- * lookup from it walks the caller's mounts, where there is no cover.  A
- * link that cannot be read whole (a name longer than PATH_MAX) reaches:
- * it is not known not to. */
-CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir,
-                             struct seen *seen)
+ * where no descriptor was left for that, by the whole path (dir -1); its
+ * inode in *sx where known (*known).  A directory (every_dir) reaches,
+ * wherever it lies: a lookup from it walks the caller's mounts, where
+ * there is no cover.  A link that cannot be read whole (a name longer
+ * than PATH_MAX) reaches: it is not known not to. */
+CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_dir,
+                         struct statx *sx, bool *known)
 {
 	char link[32], path[PATH_MAX + 16];
-	struct statx sx;
 	long len, at = dir, skip = 14;
-	bool is_dir, known;
+	bool is_dir;
 
-	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
-		return false; /* close-on-exec, or not open */
-	known = statx_of(fd, "", AT_EMPTY_PATH, &sx) >= 0;
-	is_dir = known && S_ISDIR(sx.stx_mode);
+	*known = statx_of(fd, "", AT_EMPTY_PATH, sx) >= 0;
+	is_dir = *known && S_ISDIR(sx->stx_mode);
 	if (is_dir && every_dir)
 		return true;
-	if (seen)
-		see(seen, fd, known ? &sx : NULL);
 	memcpy(link, "/proc/self/fd/", 14);
 	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
 	if (dir < 0)
@@ -177,6 +172,33 @@ CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool eve
 		return false; /* a pipe, a socket: no path */
 	strip_path(path, len);
 	return held_reaches(h, fd, path, is_dir);
+}
+
+/* Descriptor fd, if it stays open past exec: whether it reaches (judged).
+ * The parent (seen) shares its table with the caller's threads, which may
+ * put another file at fd between any two of its calls (a dup2): it judges
+ * a copy of what is there, whole, and lists that file's inode for the
+ * child to find again.  No copy (no number free): the child looks. */
+CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir,
+                             struct seen *seen)
+{
+	struct statx sx;
+	bool known, reaches;
+	long own;
+
+	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0) != 0)
+		return false; /* close-on-exec, or not open */
+	if (!seen)
+		return judged(h, dir, fd, every_dir, &sx, &known);
+	if ((own = sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0, 0)) < 0) {
+		seen->whole = false;
+		return false;
+	}
+	reaches = judged(h, dir, own, every_dir, &sx, &known);
+	(void)sys(SYS_close, own, 0, 0, 0);
+	if (!reaches)
+		see(seen, fd, known ? &sx : NULL);
+	return reaches;
 }
 
 /* Whether the file actions take descriptor fd's place: close it, or make

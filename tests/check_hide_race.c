@@ -126,12 +126,14 @@ START_TEST(test_hide_held_opened_meanwhile)
 END_TEST
 #endif
 
-/* A thread of the caller's swaps one number between a file and a
- * directory of HOME (dup2(2) replaces it whole) while the spawns are made:
- * the parent may see the file there, and the child hold the directory.
- * Where the child's copy is not what the parent saw, the child looks. */
+/* A thread of the caller's swaps one number between a harmless file and
+ * what (dup2(2) replaces it whole) while 200 spawns are made: a directory
+ * of HOME, or the key itself.  The parent judges one copy of what it finds
+ * there and lists that file; the child, holding something else, looks at
+ * its own table.  Without the copy, the parent could list the key's inode
+ * and judge the harmless file's name. */
 struct swap {
-	int at, file, dir;
+	int at, file, what;
 	atomic_bool stop;
 };
 
@@ -140,27 +142,26 @@ static void *swapper(void *arg)
 	struct swap *w = arg;
 
 	while (!atomic_load(&w->stop)) {
-		dup2(w->dir, w->at);
+		dup2(w->what, w->at);
 		dup2(w->file, w->at);
 	}
 	return NULL;
 }
 
-START_TEST(test_hide_held_swapped_meanwhile)
+static void swap_meanwhile(const char *what, int flags)
 {
-	char *argv[] = { "/bin/sh", "-c", READ_ANY, NULL };
+	char cmd[128], *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct swap w;
 	sbx_scopeattr_t s;
 	pthread_t th;
 
-	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
-		return;
 	ck_assert_int_ge(w.file = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
-	ck_assert_int_ge(w.dir = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0);
+	ck_assert_int_ge(w.what = open(what, flags | O_CLOEXEC), 0);
 	ck_assert_int_ge(w.at = dup(w.file), 0);
-	/* The control: with the directory at that number, the command reads. */
-	ck_assert_int_eq(dup2(w.dir, w.at), w.at);
+	snprintf(cmd, sizeof(cmd), "cat /proc/self/fd/*/.ssh/id /proc/self/fd/%d 2>/dev/null; exit 0",
+	         w.at);
+	/* The control: with it at that number, the command reads the key. */
+	ck_assert_int_eq(dup2(w.what, w.at), w.at);
 	ck_assert_ptr_nonnull(strstr(verdict_of(NULL, argv, true, NULL), SECRET));
 	ck_assert_int_eq(dup2(w.file, w.at), w.at);
 	scope_deny(&s, ssh, 0);
@@ -172,8 +173,17 @@ START_TEST(test_hide_held_swapped_meanwhile)
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	sbx_scopeattr_destroy(&s);
 	close(w.at);
-	close(w.dir);
+	close(w.what);
 	close(w.file);
+}
+
+START_TEST(test_hide_held_swapped_meanwhile)
+{
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	swap_meanwhile(home, O_RDONLY | O_DIRECTORY);
+	swap_meanwhile(key, O_RDONLY);
 }
 END_TEST
 
