@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #ifdef HAVE_LINUX_IO_URING_H
 #include <linux/io_uring.h>
@@ -187,6 +188,63 @@ START_TEST(test_hide_held_swapped_meanwhile)
 }
 END_TEST
 
+/* What the command inherits when nothing races: what posix_spawn(3)'s
+ * command inherits, hidden or not.  The descriptors left open past exec
+ * at scattered numbers: 5 (the parent lists them), then 40 (more than it
+ * lists: the child looks itself). */
+static char *listed_by_glibc(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	int fd = memfd_create("out", MFD_CLOEXEC);
+	char *out, *nl;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, fd, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	ck_assert_int_eq(wait_status(pid), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	out = slurp_fd(fd);
+	close(fd);
+	while ((nl = strrchr(out, '\n')) && !nl[1])
+		*nl = '\0'; /* as verdict_of leaves it */
+	return out;
+}
+
+START_TEST(test_hide_inherits_as_posix_spawn)
+{
+	char *argv[] = { "/bin/ls", "/proc/self/fd", NULL }, *glibc, *ours;
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	ck_assert_int_ge(null, 0);
+	scope_deny(&s, ssh, 0);
+	for (int n = 0, want = 5; want <= 40; want += 35) {
+		for (; n < want; n++)
+			ck_assert_int_eq(dup2(null, 40 + 13 * n), 40 + 13 * n);
+		glibc = listed_by_glibc(argv);
+		verdict_of(&s, argv, false, &ours);
+		ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+		ck_assert_msg(oc.hidden == 1 && oc.expanded == 0, "hidden %u, expanded %u", oc.hidden,
+		              oc.expanded);
+		ck_assert_str_eq(ours, glibc);
+		free(glibc);
+		free(ours);
+	}
+	for (int n = 0; n < 40; n++)
+		close(40 + 13 * n);
+	close(null);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide_race(void)
 {
 	Suite *su = suite_create("hide-race");
@@ -198,6 +256,7 @@ Suite *suite_hide_race(void)
 	tcase_add_test(tc, test_hide_held_opened_meanwhile);
 #endif
 	tcase_add_test(tc, test_hide_held_swapped_meanwhile);
+	tcase_add_test(tc, test_hide_inherits_as_posix_spawn);
 	suite_add_tcase(su, tc);
 	return su;
 }
