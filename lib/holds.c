@@ -174,11 +174,28 @@ CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_d
 	return held_reaches(h, fd, path, is_dir);
 }
 
+/* An O_PATH descriptor of what is open as fd, through its link in the
+ * open /proc/self/fd (dir), or by the whole path (dir -1). */
+CHILD static long path_of_fd(long dir, long fd)
+{
+	char link[32];
+	long at = dir, skip = 14;
+
+	memcpy(link, "/proc/self/fd/", 14);
+	link[14 + put_uint(link + 14, (unsigned long)fd)] = '\0';
+	if (dir < 0)
+		at = AT_FDCWD, skip = 0;
+	return sys(SYS_openat, at, (long)(link + skip), O_PATH | O_CLOEXEC, 0);
+}
+
 /* Descriptor fd, if it stays open past exec: whether it reaches (judged).
  * The parent (seen) shares its table with the caller's threads, which may
  * put another file at fd between any two of its calls (a dup2): it judges
- * a copy of what is there, whole, and lists that file's inode for the
- * child to find again.  No copy (no number free): the child looks. */
+ * one O_PATH descriptor of what is there (opened through /proc/self/fd),
+ * whole, and lists that file's inode for the child to find again.  Not a
+ * dup: closing one would drop the caller's POSIX record locks on the file
+ * and call a filesystem's flush; an O_PATH descriptor's close does
+ * neither.  None (no number free): the child looks. */
 CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool every_dir,
                              struct seen *seen)
 {
@@ -190,7 +207,7 @@ CHILD static bool fd_reaches(const struct hiding *h, long dir, long fd, bool eve
 		return false; /* close-on-exec, or not open */
 	if (!seen)
 		return judged(h, dir, fd, every_dir, &sx, &known);
-	if ((own = sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0, 0)) < 0) {
+	if ((own = path_of_fd(dir, fd)) < 0) {
 		seen->whole = false;
 		return false;
 	}

@@ -16,6 +16,7 @@
 #endif
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "tests/hide.h"
 
@@ -245,6 +246,53 @@ START_TEST(test_hide_inherits_as_posix_spawn)
 }
 END_TEST
 
+/* Whether another process sees a write lock on fd's file. */
+static bool locked(int fd)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+
+		_exit(fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_WRLCK ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The caller's POSIX record lock on a file the command inherits outlives
+ * a hidden spawn, as it outlives posix_spawn: the parent's look at the
+ * descriptor closes nothing that names the file (the kernel drops every
+ * such lock of a process at the close of any of its descriptors of the
+ * file: the control). */
+START_TEST(test_hide_look_keeps_locks)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[4400];
+	sbx_scopeattr_t s;
+	int fd;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(path, sizeof(path), "%s/lock", home);
+	ck_assert_int_ge(fd = open(path, O_RDWR | O_CREAT, 0600), 0);
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert(locked(fd));
+	close(dup(fd));
+	ck_assert(!locked(fd)); /* the control: a close of a copy drops it */
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	scope_deny(&s, ssh, 0);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "echo ok"), "ok");
+	outcome(1, 0);
+	ck_assert_msg(locked(fd), "the hidden spawn dropped the caller's lock");
+	sbx_scopeattr_destroy(&s);
+	close(fd);
+}
+END_TEST
+
 Suite *suite_hide_race(void)
 {
 	Suite *su = suite_create("hide-race");
@@ -257,6 +305,7 @@ Suite *suite_hide_race(void)
 #endif
 	tcase_add_test(tc, test_hide_held_swapped_meanwhile);
 	tcase_add_test(tc, test_hide_inherits_as_posix_spawn);
+	tcase_add_test(tc, test_hide_look_keeps_locks);
 	suite_add_tcase(su, tc);
 	return su;
 }
