@@ -90,7 +90,7 @@ struct hider {
 	struct mounts *mounts;
 	bool on;                   /* the compile hides what it can */
 	const char *why;
-	size_t cap, pins_cap;
+	size_t cap, pins_cap, binds_cap;
 	size_t aliases;            /* covers of second names (not denials) */
 	int err;                   /* ENOMEM; EINVAL: SBX_SCOPE_HIDE, and one cannot be */
 };
@@ -104,7 +104,8 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 /* Whether alias, a second name of a denial that no expanded directory
  * judged, is covered in the child (then it is among the covers). */
 bool sbx__hide_alias(struct hider *h, const char *alias);
-/* The covers sorted, those beneath another dropped, the pins above them. */
+/* The covers sorted, those beneath another dropped (but in what is bound
+ * back into it), the pins above them. */
 int sbx__hide_settle(struct hider *h);
 
 /* ---- mounts.c: the mount table, and where paths are in their filesystem --- */

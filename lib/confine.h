@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -77,12 +78,29 @@ CHILD static inline size_t put_uint(char *buf, unsigned long n)
  * each covered, where it is still the inode the compile found, by an
  * empty read-only mount in a mount namespace of the child's own; and the
  * directories above them that are no mount point yet made one (pins), so
- * that none can be renamed, highest first. */
+ * that none can be renamed, highest first; what the scope re-admits
+ * beneath a cover bound back into it (binds, sorted). */
+/* Whether a is b or one of its ancestors (both absolute, canonical). */
+CHILD static inline bool covers_path(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (n == 1)
+		return true;
+	return !strncmp(a, b, n) && (b[n] == '/' || b[n] == '\0');
+}
+
+/* At most this many re-admitted paths are bound back into the covers of
+ * one ruleset: the child holds a descriptor of each while it covers. */
+#define SBX_BINDS_MAX 16
+
 struct hiding {
 	const struct cover *covers; /* NULL: the child makes no namespace */
 	size_t ncovers;
 	const char *const *pins;
 	size_t npins;
+	const struct cover *binds;
+	size_t nbinds;
 };
 
 /* What confines a process, in the order it is applied (confine.c): the

@@ -19,11 +19,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -123,34 +125,109 @@ CHILD int sbx__hide_enter(bool *user, const char **call)
 
 /* ---- the covers ------------------------------------------------------- */
 
-/* Covers c, where it is still the inode the compile found, by path: no
- * descriptor is taken (the file actions may have left none free).  A
- * directory gets an empty tmpfs of mode 000, read-only; a file, a bind of
- * /dev/null made nodev (no one opens it, root neither), read-only. */
-CHILD static int cover_one(const struct cover *c, const char **call)
+/* Whether path is still the inode c was (fd: at it; -1: by path). */
+CHILD static int still(const struct cover *c, long fd, const char **call)
 {
 	struct statx sx;
 	long r;
 
 	*call = "statx";
-	if ((r = statx_of(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW, &sx)) < 0)
+	r = fd < 0 ? statx_of(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW, &sx)
+	           : statx_of(fd, "", AT_EMPTY_PATH, &sx);
+	if (r < 0)
 		return r == -ENOENT || r == -ENOTDIR ? ESTALE : (int)-r;
 	if (sx.stx_dev_major != c->dev_major || sx.stx_dev_minor != c->dev_minor ||
 	    sx.stx_ino != c->ino || S_ISDIR(sx.stx_mode) != c->dir)
 		return ESTALE;
-	if (c->dir) {
+	return 0;
+}
+
+/* Read-only, nosuid, nodev, noexec: the mount at path, made so. */
+CHILD static long seal(const char *path)
+{
+	return sys5(SYS_mount, 0, (long)path, 0,
+	            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT,
+	            0);
+}
+
+#if defined(SYS_open_tree) && defined(SYS_move_mount)
+/* The way down to bind b inside the cover just made at its top (made
+ * searchable, mode 0111, and nothing more: the cover lists only to root),
+ * and b, the copy of its tree taken as fd, moved there. */
+CHILD static int bind_back(const struct cover *top, const struct cover *b, long fd,
+                           const char **call)
+{
+	char way[PATH_MAX];
+	size_t n = strlen(b->path), from = strlen(top->path);
+	long r;
+
+	if (n >= sizeof(way))
+		return ENAMETOOLONG;
+	memcpy(way, b->path, n + 1);
+	*call = "mkdir";
+	for (size_t i = from + 1; i <= n; i++) {
+		if (way[i] != '/' && way[i] != '\0')
+			continue;
+		way[i] = '\0';
+		r = i < n || b->dir ? sys(SYS_mkdirat, AT_FDCWD, (long)way, 0111, 0)
+		                    : sys(SYS_mknodat, AT_FDCWD, (long)way, S_IFREG, 0);
+		if (r < 0 && r != -EEXIST)
+			return (int)-r;
+		way[i] = i < n ? '/' : '\0';
+	}
+	*call = "move_mount";
+	r = sys5(SYS_move_mount, fd, (long)"", AT_FDCWD, (long)b->path, MOVE_MOUNT_F_EMPTY_PATH);
+	return r < 0 ? (int)-r : 0;
+}
+#endif
+
+/* Covers c, where it is still the inode the compile found, by path: no
+ * descriptor is taken (the file actions may have left none free) but one
+ * for each path bound back into it (binds, nbinds of them: a copy of its
+ * tree taken before the cover hides it, moved in after).  A directory gets
+ * an empty tmpfs, read-only, of mode 000 (0111 where something is bound
+ * back); a file, a bind of /dev/null made nodev (no one opens it, root
+ * neither), read-only. */
+CHILD static int cover_one(const struct cover *c, const struct cover *binds, size_t nbinds,
+                           const char **call)
+{
+	long fds[SBX_BINDS_MAX], r = 0;
+	size_t taken = 0;
+	int err = still(c, -1, call);
+
+#if defined(SYS_open_tree) && defined(SYS_move_mount)
+	for (; !err && taken < nbinds && taken < SBX_BINDS_MAX; taken++) {
+		*call = "open_tree";
+		if ((fds[taken] = sys5(SYS_open_tree, AT_FDCWD, (long)binds[taken].path,
+		                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+		                               AT_SYMLINK_NOFOLLOW, 0, 0)) < 0)
+			err = (int)-fds[taken--];
+		else
+			err = still(&binds[taken], fds[taken], call);
+	}
+#else
+	if (nbinds)
+		err = ENOSYS, *call = "open_tree";
+#endif
+	if (!err && c->dir) {
 		*call = "mount(tmpfs)";
 		r = sys5(SYS_mount, (long)"sbxspawn", (long)c->path, (long)"tmpfs",
-		         MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT, (long)"mode=0");
-	} else {
+		         MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT, (long)(nbinds ? "mode=0111" : "mode=0"));
+	} else if (!err) {
 		*call = "mount(/dev/null)";
 		r = sys5(SYS_mount, (long)"/dev/null", (long)c->path, 0, MS_BIND | MS_SILENT, 0);
-		if (r >= 0)
-			r = sys5(SYS_mount, 0, (long)c->path, 0,
-			         MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC |
-			                 MS_SILENT, 0);
 	}
-	return r < 0 ? (int)-r : 0;
+	if (!err && r < 0)
+		err = (int)-r;
+#if defined(SYS_open_tree) && defined(SYS_move_mount)
+	for (size_t i = 0; !err && i < nbinds; i++)
+		err = bind_back(c, &binds[i], fds[i], call);
+#endif
+	for (size_t i = 0; i < taken; i++)
+		(void)sys(SYS_close, fds[i], 0, 0, 0);
+	if (!err && (r = seal(c->path)) < 0)
+		err = (int)-r, *call = "mount(MS_REMOUNT)";
+	return err;
 }
 
 CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
@@ -164,9 +241,18 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 	/* Files first: their covers are binds of /dev/null, which a denial of
 	 * /dev would cover. */
 	for (int dirs = 0; dirs < 2; dirs++)
-		for (size_t i = 0; i < h->ncovers && !err; i++)
+		for (size_t i = 0; i < h->ncovers && !err; i++) {
+			size_t b = 0, n = 0;
+
+			/* The binds are sorted: those beneath covers[i] are
+			 * together. */
+			while (b < h->nbinds && !covers_path(h->covers[i].path, h->binds[b].path))
+				b++;
+			while (b + n < h->nbinds && covers_path(h->covers[i].path, h->binds[b + n].path))
+				n++;
 			if (h->covers[i].dir == dirs)
-				err = cover_one(&h->covers[i], call);
+				err = cover_one(&h->covers[i], h->binds + b, n, call);
+		}
 	/* After the covers, highest first, each whole (MS_REC): a pin carries
 	 * copies of the covers beneath it (no pin: those beneath come later),
 	 * and what still names the directory under it (the working directory,

@@ -364,6 +364,8 @@ static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 {
 	const struct sbx_scope_rule *r = deciding(h, h->path);
 
+	if (sbx__hide_bound(rs, h->path))
+		return false; /* bound back in: granted as the scope says */
 	for (size_t i = 0; i < rs->ncovers; i++)
 		if (sbx__path_covers(rs->covers[i].path, h->path)) {
 			out->access = 0;

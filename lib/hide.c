@@ -128,36 +128,77 @@ static const char *second_name(struct hider *h, const char *path)
 
 /* A file of the denial with another name is a second name no cover takes
  * away: looked for in the denial's own tree (not in the directories above
- * it, which hiding never lists), up to LINKS_LOOKED entries; beyond, the
- * denial is hidden all the same (sbx_posix_spawn(3) says so). */
+ * it, which hiding never lists, nor in what it re-admits, which is granted
+ * whole under every name), up to LINKS_LOOKED entries; beyond, the denial
+ * is hidden all the same (sbx_posix_spawn(3) says so). */
 #define LINKS_LOOKED 1024
 
 static _Thread_local size_t links_seen;
+static _Thread_local bool link_found;
+static _Thread_local const struct cover *walk_binds;
+static _Thread_local size_t walk_nbinds;
 
 static int linked(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)path;
 	(void)ftw;
+	for (size_t i = 0; i < walk_nbinds; i++)
+		if (!strcmp(walk_binds[i].path, path))
+			return FTW_SKIP_SUBTREE;
 	if (type == FTW_F && S_ISREG(st->st_mode) && st->st_nlink > 1)
-		return 1;
-	return ++links_seen > LINKS_LOOKED ? 2 : 0;
+		return link_found = true, FTW_STOP;
+	return ++links_seen > LINKS_LOOKED ? FTW_STOP : FTW_CONTINUE;
 }
 
-/* Why rule r (a denial) cannot be hidden, or NULL with *c filled. */
+#define BINDS_MAX SBX_BINDS_MAX
+
+/* Why rule o, a re-admission beneath denial r, cannot be bound back into
+ * r's cover, or NULL with *b filled: it must be there, a directory or a
+ * file, and hold no other rule of the scope (it is granted whole). */
+static const char *unbindable(struct hider *h, const struct sbx_scope_rule *o, const bool *left,
+                              struct cover *b)
+{
+	const struct sbx_scope *scope = h->scope;
+	struct statx sx;
+
+	if (o->mode != SBX_MODE_ALLOW)
+		return "a path beneath it is read-only";
+	for (size_t i = 0; i < scope->nrules; i++)
+		if (&scope->rules[i] != o && !(left && left[i]) &&
+		    sbx__path_covers(o->path, scope->rules[i].path))
+			return "a path re-admitted beneath it holds another path of the scope";
+	if (statx(AT_FDCWD, o->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	          STATX_TYPE | STATX_INO, &sx) ||
+	    (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode)))
+		return "a path re-admitted beneath it is no directory or file there to bind";
+	*b = (struct cover){ .path = o->path, .dev_major = sx.stx_dev_major,
+	                     .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
+	                     .dir = S_ISDIR(sx.stx_mode) };
+	return NULL;
+}
+
+/* Why rule r (a denial) cannot be hidden, or NULL with *c filled, and
+ * what beneath it is re-admitted in binds (*nbinds of them). */
 static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
-                             struct cover *c)
+                             struct cover *c, struct cover *binds, size_t *nbinds)
 {
 	const struct sbx_scope *scope = h->scope;
 	struct statx sx;
 	struct stat null;
+	const char *why;
 	int walked = 0;
 
+	*nbinds = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
 		const struct sbx_scope_rule *o = &scope->rules[i];
 
-		if (o->mode != SBX_MODE_DENY && !(left && left[i]) && sbx__path_covers(r->path, o->path))
-			return strcmp(o->path, r->path) ? "a path beneath it is re-admitted or read-only"
-			                                 : "it is re-admitted too";
+		if (o->mode == SBX_MODE_DENY || (left && left[i]) || !sbx__path_covers(r->path, o->path))
+			continue;
+		if (!strcmp(o->path, r->path))
+			return "it is re-admitted too";
+		if ((why = unbindable(h, o, left, &binds[*nbinds])))
+			return why;
+		if (h->out->nbinds + ++*nbinds > BINDS_MAX)
+			return "more than 16 paths beneath the hidden denials are re-admitted";
 	}
 	if (sbx__path_covers(r->path, "/proc/self"))
 		return "the child reads /proc to check what it holds";
@@ -173,7 +214,13 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	if (S_ISREG(sx.stx_mode) && (stat("/dev/null", &null) || !S_ISCHR(null.st_mode)))
 		return "a file is covered by /dev/null, which is not here";
 	links_seen = 0;
-	if (S_ISDIR(sx.stx_mode) && (walked = nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT)) == 1)
+	link_found = false;
+	walk_binds = binds;
+	walk_nbinds = *nbinds;
+	if (S_ISDIR(sx.stx_mode))
+		walked = nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	walk_nbinds = 0;
+	if (link_found)
 		return "a file in it has another name (a hard link)";
 	/* A walk that failed (out of memory) looked at nothing. */
 	if (walked < 0) {
@@ -188,29 +235,35 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	return NULL;
 }
 
-static int add_cover(struct hider *h, struct cover c)
+/* c, its path copied, added to *v (*n of them, room for *cap). */
+static int add_to(struct cover **v, size_t *n, size_t *cap, struct cover c)
 {
-	struct sbx_ruleset *out = h->out;
 	struct cover *grown;
 
-	if (!(grown = sbx__grow(out->covers, &h->cap, out->ncovers + 1, sizeof(*grown))))
+	if (!(grown = sbx__grow(*v, cap, *n + 1, sizeof(*grown))))
 		return ENOMEM;
-	out->covers = grown;
+	*v = grown;
 	if (!(c.path = strdup(c.path)))
 		return ENOMEM;
-	out->covers[out->ncovers++] = c;
+	(*v)[(*n)++] = c;
 	return 0;
+}
+
+static int add_cover(struct hider *h, struct cover c)
+{
+	return add_to(&h->out->covers, &h->out->ncovers, &h->cap, c);
 }
 
 bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
                     bool implicit)
 {
+	struct cover c, binds[BINDS_MAX + 1];
 	const char *why;
-	struct cover c;
+	size_t nbinds;
 
 	if (!h->on)
 		return false;
-	if ((why = unhidable(h, r, left, &c))) {
+	if ((why = unhidable(h, r, left, &c, binds, &nbinds))) {
 		if (implicit || h->err)
 			return false;
 		if (h->scope->flags & SBX_SCOPE_HIDE) {
@@ -223,7 +276,9 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 		}
 		return false;
 	}
-	return !(h->err = add_cover(h, c));
+	for (size_t i = 0; i < nbinds && !h->err; i++)
+		h->err = add_to(&h->out->binds, &h->out->nbinds, &h->binds_cap, binds[i]);
+	return !h->err && !(h->err = add_cover(h, c));
 }
 
 /* Whether the scope re-admits path: its deepest rule that holds it does
@@ -257,6 +312,14 @@ bool sbx__hide_alias(struct hider *h, const char *alias)
 	                                      .dir = S_ISDIR(sx.stx_mode) });
 	h->aliases++;
 	return !h->err;
+}
+
+bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->nbinds; i++)
+		if (sbx__path_covers(rs->binds[i].path, path))
+			return true;
+	return false;
 }
 
 /* ---- the covers, settled ------------------------------------------------ */
@@ -313,9 +376,13 @@ int sbx__hide_settle(struct hider *h)
 	out->nhidden = (unsigned)out->ncovers;
 	if (out->ncovers)
 		qsort(out->covers, out->ncovers, sizeof(*out->covers), by_path);
-	/* Beneath a cover, nothing needs one of its own. */
+	if (out->nbinds)
+		qsort(out->binds, out->nbinds, sizeof(*out->binds), by_path);
+	/* Beneath a cover, nothing needs one of its own, but in what is bound
+	 * back into it. */
 	for (size_t i = 0; i < out->ncovers; i++) {
-		if (kept && sbx__path_covers(out->covers[kept - 1].path, out->covers[i].path)) {
+		if (kept && sbx__path_covers(out->covers[kept - 1].path, out->covers[i].path) &&
+		    !sbx__hide_bound(out, out->covers[i].path)) {
 			free((char *)out->covers[i].path);
 			continue;
 		}
@@ -333,8 +400,13 @@ void sbx__hide_release(struct sbx_ruleset *rs)
 {
 	for (size_t i = 0; i < rs->ncovers; i++)
 		free((char *)rs->covers[i].path);
+	for (size_t i = 0; i < rs->nbinds; i++)
+		free((char *)rs->binds[i].path);
 	for (size_t i = 0; i < rs->npins; i++)
 		free(rs->pins[i]);
+	free(rs->binds);
+	rs->binds = NULL;
+	rs->nbinds = 0;
 	free(rs->covers);
 	free(rs->pins);
 	rs->covers = NULL;
@@ -349,8 +421,8 @@ bool sbx__hide_current(const struct sbx_ruleset *rs)
 	/* A child found no namespace since: every denial is expanded now. */
 	if (rs->ncovers && sbx__hide_unavailable(NULL, why, sizeof(why)))
 		return false;
-	for (size_t i = 0; i < rs->ncovers; i++) {
-		const struct cover *c = &rs->covers[i];
+	for (size_t i = 0; i < rs->ncovers + rs->nbinds; i++) {
+		const struct cover *c = i < rs->ncovers ? &rs->covers[i] : &rs->binds[i - rs->ncovers];
 		struct statx sx;
 
 		if (statx(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,

@@ -356,11 +356,12 @@ struct sbx_ruleset {
 	char **dropped;
 	size_t *unapplied; /* the scope's rules left out, by index (tree.c) */
 	size_t nunapplied;
-	/* Denials hidden in the child's own mount namespace (hide.c), sorted,
-	 * none beneath another; the directories above them pinned there,
-	 * highest first.  None: every denial expanded. */
+	/* Denials hidden in the child's own namespace (hide.c), sorted, none
+	 * beneath another, the dirs above pinned, highest first; none: expanded. */
 	struct cover *covers;
 	size_t ncovers;
+	struct cover *binds; /* re-admitted paths beneath covers, bound back in */
+	size_t nbinds;
 	char **pins;
 	size_t npins;
 	unsigned nhidden, nexpanded; /* denials of each way, for the outcome */
@@ -421,8 +422,11 @@ bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size
 /* Whether a child of this process can hide denials now: a child tries
  * (sbxrun --status); what, or why not, in why. */
 bool sbx__hide_probe(char *why, size_t size);
-/* Whether each hidden denial of rs is still the inode it covers. */
+/* Whether each hidden denial of rs, and each path bound back into one, is
+ * still the inode it was. */
 bool sbx__hide_current(const struct sbx_ruleset *rs);
+/* Whether path lies in a path of rs bound back into a cover (or is one). */
+bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path);
 void sbx__hide_release(struct sbx_ruleset *rs);
 /* Whether a child spawned now, with the file actions fa, would hold from
  * before its namespace something that reaches one of rs's hidden denials
