@@ -313,6 +313,35 @@ static int hide_settle(struct compiler *cc)
 	return (out->filter = sbx__seccomp_filter(out->closed)) ? 0 : errno;
 }
 
+/* What is bound back into a cover, granted by a rule of its own where the
+ * ruleset restricts anything: Landlock passes over a mount point's own
+ * rule on its way up (the cover's, and what the cover sits on), so the
+ * grant of the directory a cover hides never reaches a bind inside it. */
+static int grant_binds(struct compiler *cc)
+{
+	struct sbx_ruleset *out = cc->out;
+	const struct judge j = { .rs = out, .scope = cc->scope, .dir = "/",
+	                         .file_rights = cc->rights.file };
+	int err = 0;
+
+	for (size_t i = 0; i < out->nbinds && !err && cc->tree.restricts; i++) {
+		const struct cover *b = &out->binds[i];
+		int fd = open(b->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct statx sx;
+
+		if (fd < 0)
+			return errno == ENOENT ? ESTALE : errno;
+		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) ||
+		    sx.stx_ino != b->ino || sx.stx_dev_major != b->dev_major ||
+		    sx.stx_dev_minor != b->dev_minor)
+			err = ESTALE;
+		else
+			err = sbx__grant(&j, fd, b->dir, cc->rights.dir, b->path + 1);
+		close(fd);
+	}
+	return err < 0 ? -err : err;
+}
+
 /* The stages in order: the configured paths into the tree, the tree placed
  * among the mounts, the ruleset opened, the grants emitted. */
 static int run(struct compiler *cc)
@@ -342,7 +371,7 @@ static int run(struct compiler *cc)
 		return 0;
 	}
 	sbx__mounts_warn_aliases(&cc->mounts, &cc->tree, cc->scope, &cc->hider);
-	if ((err = cc->hider.err) || (err = hide_settle(cc)))
+	if ((err = cc->hider.err) || (err = hide_settle(cc)) || (err = grant_binds(cc)))
 		return err;
 	out->confinement = out->ndropped ? SBX_OUTCOME_NARROWED : SBX_OUTCOME_CONFINED;
 	out->reusable = out->reusable && !out->once && (!cc->tree.restricts || out->mounts_fd >= 0);

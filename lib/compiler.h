@@ -80,6 +80,10 @@ uint64_t sbx__mode_rights(const struct rights *r, int mode);
  * left out (left[j]) re-admits nothing. */
 const char *sbx__deny_harms(const struct sbx_scope *scope, size_t i, const bool *left);
 
+/* Whether a symlink on the way to the C runtime lies in denial, but in none
+ * of binds: hidden, it would take the runtime away. */
+bool sbx__runtime_through(const char *denial, const struct cover *binds, size_t nbinds);
+
 /* ---- hide.c: the denials covered in the child instead of expanded -------- */
 
 struct mounts;

@@ -374,6 +374,16 @@ static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 			         r && r->mode == SBX_MODE_DENY ? r->path : rs->covers[i].path);
 			add(a, "denied: in the denial %s, hidden: an empty read-only mount covers %s in "
 			    "the child's own mount namespace", a->rule, rs->covers[i].path);
+			/* Root reads past a mode: the cover lists to it the way
+			 * to what is bound back in, and nothing more. */
+			if (!strcmp(rs->covers[i].path, h->path) &&
+			    (h->scope->ids ? h->scope->uid : geteuid()) == 0)
+				for (size_t b = 0; b < rs->nbinds && !out->access; b++)
+					if (sbx__path_covers(h->path, rs->binds[b].path)) {
+						out->access = SBX_ACCESS_LIST;
+						add(a, "; listed as root, it shows the way to what is bound "
+						    "back into it (%s), and nothing else", rs->binds[b].path);
+					}
 			return true;
 		}
 	return false;
@@ -389,6 +399,13 @@ static void pinned(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 			out->access &= ~SBX_ACCESS_UNLINK;
 			add(a, "; it cannot be removed or renamed: it is a mount point in the child's own "
 			    "mount namespace, above a hidden denial");
+			return;
+		}
+	for (size_t i = 0; i < rs->nbinds; i++)
+		if (!strcmp(rs->binds[i].path, h->path)) {
+			out->access &= ~SBX_ACCESS_UNLINK;
+			add(a, "; it cannot be removed or renamed: it is bound back into the cover of a "
+			    "hidden denial, a mount point in the child's own mount namespace");
 			return;
 		}
 }

@@ -202,6 +202,8 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	}
 	if (sbx__path_covers(r->path, "/proc/self"))
 		return "the child reads /proc to check what it holds";
+	if (*nbinds && sbx__runtime_through(r->path, binds, *nbinds))
+		return "a symlink in it leads to the C runtime it re-admits";
 	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 	          STATX_TYPE | STATX_INO | STATX_NLINK, &sx))
 		return errno == ENOENT || errno == ENOTDIR ? "it does not exist (a cover needs a name to "

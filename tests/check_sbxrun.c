@@ -219,7 +219,8 @@ START_TEST(test_sbxrun_env)
 	char *mine[] = { "env", deny, allow, SBXRUN, "--env", "T_RUN", FSOP, "read",
 		         (char *)join(t.mine, "file"), NULL };
 	ck_assert_int_eq(sbxrun(mine, &out), 1);
-	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	/* Hidden, the re-admission bound back into its cover: not there. */
+	ck_assert_msg(strstr(out, "EACCES") || strstr(out, "ENOENT"), "%s", out);
 	free(out);
 	char *third[] = { "env", allow, SBXRUN, "--deny", t.third, "--env", "T_RUN", FSOP, "read",
 		          (char *)join(t.third, "file"), NULL };
@@ -350,7 +351,7 @@ START_TEST(test_sbxrun_planted_symlink)
 		         FSOP, "read", t.secret, NULL };
 	ck_assert_int_eq(sbxrun(next, &out), 1);
 	ck_assert_msg(!strstr(out, "the-secret"), "ESCAPE: the second run read the secret:\n%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	ck_assert_msg(strstr(out, "EACCES") || strstr(out, "ENOENT"), "%s", out);
 	snprintf(said, sizeof(said), "sbxrun: not re-admitting %s: it leads through a symlink to %s",
 	         cache, t.other);
 	ck_assert_msg(strstr(out, said), "not said: %s\nin:\n%s", said, out);
