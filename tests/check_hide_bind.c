@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* A hidden denial that re-admits paths beneath it: each one bound back into
+ * the cover, nothing above the denial frozen.  The agent's scope: the home
+ * directory denied, the project in it re-admitted.  Each act is shown
+ * working without a scope first; expanded, the same scope freezes the
+ * directories above the denial (the trap the binds are for). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/hide.h"
+
+static char proj[4400], notes[4400];
+
+/* The home directory denied, its project and a file of notes re-admitted. */
+static void scope_home(sbx_scopeattr_t *s, int flags)
+{
+	snprintf(proj, sizeof(proj), "%s/proj", home);
+	snprintf(notes, sizeof(notes), "%s/notes", home);
+	mkdir(proj, 0755);
+	write_file(join(proj, "src"), "src\n", 0644);
+	write_file(notes, "notes\n", 0644);
+	scope_deny(s, home, flags);
+	ck_assert_int_eq(sbx_scopeattr_addallow(s, proj), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(s, notes), 0);
+}
+
+START_TEST(test_hide_bind_readmitted)
+{
+	char cmd[16384], *out = NULL;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	/* Expanded: the directory above the home is frozen. */
+	scope_home(&s, SBX_SCOPE_EXPAND);
+	WORKS(FSOP, "create", (char *)join(t.top, "fresh0"));
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(t.top, "fresh1")), "EACCES");
+	sbx_scopeattr_destroy(&s);
+
+	/* Hidden, the re-admissions bound back in: nothing frozen. */
+	scope_home(&s, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(t.top, "fresh2")), "ok");
+	outcome(1, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", (char *)join(proj, "src")), "ok");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(proj, "made")), "ok");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", notes), "ok");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "write", notes), "ok");
+	/* The rest of the home is out of reach, by name and from the project. */
+	WORKS(FSOP, "read", key);
+	REFUSED(&s, FSOP, "read", key);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cat ../.ssh/id; ls -a ..; echo done", proj);
+	ck_assert_str_eq(verdict_of(&s, ARGV("/bin/sh", "-c", cmd), false, &out), "done");
+	ck_assert_msg(strstr(out, "\nproj\n") && !strstr(out, "\n.ssh\n"),
+	              "the cover shows other than the way:\n%s", out);
+	free(out);
+	/* The project cannot be renamed away, nor the cover written. */
+	snprintf(cmd, sizeof(cmd), "mv '%s' '%s/moved' && echo ok", proj, home);
+	ck_assert_str_ne(VERDICT(&s, "/bin/sh", "-c", cmd), "ok");
+	REFUSED(&s, FSOP, "create", (char *)join(home, "planted"));
+	secret_intact();
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* The working directory in the project: entered again through the binds,
+ * where ".." meets the cover; the spawn hides, not expands. */
+START_TEST(test_hide_bind_cwd_inside)
+{
+	sbx_scopeattr_t s;
+	char *out = NULL;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_home(&s, 0);
+	ck_assert_int_eq(run_scoped_cwd(NULL, proj, ARGV(FSOP, "read", "../.ssh/id"), &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "ok"));
+	free(out);
+	ck_assert_int_eq(run_scoped_cwd(&s, proj, ARGV(FSOP, "read", "../.ssh/id"), &out), 1);
+	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: from the project: %s", out);
+	free(out);
+	outcome(1, 0);
+	ck_assert_int_eq(run_scoped_cwd(&s, proj, ARGV(FSOP, "read", "src"), &out), 0);
+	free(out);
+	outcome(1, 0);
+	secret_intact();
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* What cannot be bound back keeps the denial expanded, and says why: a
+ * read-only path beneath it. */
+START_TEST(test_hide_bind_readonly_expands)
+{
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(proj, sizeof(proj), "%s/proj", home);
+	mkdir(proj, 0755);
+	scope_deny(&s, home, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, proj), 0);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "read-only"));
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+Suite *suite_hide_bind(void)
+{
+	Suite *su = suite_create("hide-bind");
+	TCase *tc = tcase_create("bind");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_hide_bind_readmitted);
+	tcase_add_test(tc, test_hide_bind_cwd_inside);
+	tcase_add_test(tc, test_hide_bind_readonly_expands);
+	suite_add_tcase(su, tc);
+	return su;
+}
