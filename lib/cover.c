@@ -193,7 +193,7 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 {
 	long fds[SBX_BINDS_MAX], r = 0;
 	size_t taken = 0;
-	int err = still(c, -1, call);
+	int err = 0;
 
 #if defined(SYS_open_tree) && defined(SYS_move_mount)
 	for (; !err && taken < nbinds && taken < SBX_BINDS_MAX; taken++) {
@@ -209,6 +209,9 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	if (nbinds)
 		err = ENOSYS, *call = "open_tree";
 #endif
+	/* Checked last, next to the mount that goes by the same path. */
+	if (!err)
+		err = still(c, -1, call);
 	if (!err && c->dir) {
 		*call = "mount(tmpfs)";
 		r = sys5(SYS_mount, (long)"sbxspawn", (long)c->path, (long)"tmpfs",

@@ -151,6 +151,15 @@ static int linked(const char *path, const struct stat *st, int type, struct FTW 
 
 #define BINDS_MAX SBX_BINDS_MAX
 
+/* Whether path is bound back already. */
+static bool bound_at(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->nbinds; i++)
+		if (!strcmp(rs->binds[i].path, path))
+			return true;
+	return false;
+}
+
 /* Why rule o, a re-admission beneath denial r, cannot be bound back into
  * r's cover, or NULL with *b filled: it must be there, a directory or a
  * file, and hold no other rule of the scope (it is granted whole). */
@@ -197,6 +206,9 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 			return "it is re-admitted too";
 		if ((why = unbindable(h, o, left, &binds[*nbinds])))
 			return why;
+		/* Bound already, for a denial above this one. */
+		if (bound_at(h->out, o->path))
+			continue;
 		if (h->out->nbinds + ++*nbinds > BINDS_MAX)
 			return "more than 16 paths beneath the hidden denials are re-admitted";
 	}

@@ -401,6 +401,9 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	*call = "getcwd";
 	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) == -ENAMETOOLONG || r == -ERANGE)
 		return EXDEV;
+	/* No name (a working directory removed: ENOENT) is nothing to
+	 * judge: its ".." is its parent's in the child's namespace, where
+	 * the covers are. */
 	if (r > 0) {
 		strip_path(cwd, r - 1);
 		if (cwd[0] == '/' && bound(h, cwd) && (r = enter(cwd, call)))
