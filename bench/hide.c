@@ -36,10 +36,27 @@ enum {
 	H_HIDE_NEW,
 	H_ONE_60,
 	H_ONE_1000,
+	H_AGENT_EXP,
+	H_AGENT_HIDE,
 	H_COUNT
 };
 
-static sbx_scopeattr_t hide_once, one_60, one_1000;
+static sbx_scopeattr_t hide_once, one_60, one_1000, agent_exp, agent_hide;
+
+/* The agent's scope: the home denied, one project in it re-admitted (bound
+ * back into the cover, hidden; expanded, every directory above the home
+ * frozen), compiled once. */
+static void agent(sbx_scopeattr_t *s, int flags, struct variant *v)
+{
+	char home[PATH_MAX], proj[PATH_MAX];
+
+	join(home, fixture_root, "home");
+	join(proj, home, "projects/p0001");
+	scope_make_way(s, (char *[]){ home }, 1, false, flags);
+	if (sbx_scopeattr_addallow(s, proj) || sbx_scopeattr_compile(s))
+		snprintf(v->skip, sizeof(v->skip), "not measured: the scope did not compile%s",
+		         flags & SBX_SCOPE_HIDE ? " hidden (sbxrun --status)" : "");
+}
 
 static int spawn_hidden_new(const struct variant *v, pid_t *pid)
 {
@@ -123,6 +140,12 @@ void hide_section(void)
 	                                .scope = &one_60 };
 	v[H_ONE_1000] = (struct variant){ .name = "x1 hidden beside 1,000 entries: once",
 	                                  .spawn = spawn_sbx, .scope = &one_1000 };
+	v[H_AGENT_EXP] = (struct variant){ .name = "home, a project re-admitted: expanded",
+	                                   .spawn = spawn_sbx, .scope = &agent_exp };
+	v[H_AGENT_HIDE] = (struct variant){ .name = "the same hidden, the project bound back",
+	                                    .spawn = spawn_sbx, .scope = &agent_hide };
+	agent(&agent_exp, SBX_SCOPE_EXPAND, &v[H_AGENT_EXP]);
+	agent(&agent_hide, SBX_SCOPE_HIDE, &v[H_AGENT_HIDE]);
 	hidden(&hide_once, deny_home, 4, &v[H_HIDE_ONCE]);
 	if (v[H_HIDE_ONCE].skip[0])
 		snprintf(v[H_HIDE_FLOOR].skip, sizeof(v[H_HIDE_FLOOR].skip), "%s", v[H_HIDE_ONCE].skip);
@@ -179,4 +202,6 @@ void hide_section(void)
 	sbx_scopeattr_destroy(&hide_once);
 	sbx_scopeattr_destroy(&one_60);
 	sbx_scopeattr_destroy(&one_1000);
+	sbx_scopeattr_destroy(&agent_exp);
+	sbx_scopeattr_destroy(&agent_hide);
 }

@@ -34,9 +34,8 @@ void sbx__restore_cancel(const int *old);
  * symlink in the part that exists and normalises the rest; out holds
  * PATH_MAX bytes. */
 int sbx__resolve(const char *path, char *out);
-/* The same, as written: absolute, `.', `..' and `//' taken as they stand,
- * no symlink looked at; where the two differ, the resolution went through
- * a symlink. */
+/* The same, as written (`.', `..', `//' as they stand, no symlink looked
+ * at); where the two differ, the resolution went through a symlink. */
 int sbx__path_written(const char *path, char *out);
 /* Appends "/name" (len bytes of it) to the absolute path in buf. */
 int sbx__path_push(char *buf, const char *name, size_t len);
@@ -45,12 +44,12 @@ void sbx__path_pop(char *buf);
 bool sbx__path_covers(const char *a, const char *b);
 /* What path has beyond prefix (which covers it). */
 const char *sbx__path_after(const char *prefix, const char *path);
-/* Orders paths so that a path's descendants follow it at once ('/' before
- * every other byte); a is taken to alen bytes at most. */
+/* Orders paths so that a path's descendants follow it at once ('/' first);
+ * a is taken to alen bytes at most. */
 int sbx__path_order(const char *a, const char *b, size_t alen);
 
-/* Room for `need' elements of `size' bytes in the array v of *cap: the
- * array (moved, perhaps, and *cap grown), or NULL with v untouched. */
+/* Room for `need' elements of `size' bytes in v of *cap: v (moved, perhaps,
+ * *cap grown), or NULL with v untouched. */
 void *sbx__grow(void *v, size_t *cap, size_t need, size_t size);
 
 /* ---- file actions (file_actions.c) ---------------------------------- */
@@ -178,9 +177,8 @@ int sbx__scope_env(const struct sbx_scope *scope, char *const envp[], char *cons
 int sbx__scope_unsetlist(struct sbx_scope *s, const char *list, const char **bad, size_t *len);
 /* Takes back the SBX_ENV_UNSET items from index `from' on. */
 void sbx__scope_unset_truncate(struct sbx_scope *s, size_t from);
-/* What sbx_scopeattr_addenv kept, released. */
+/* What sbx_scopeattr_addenv and sbx_scopeattr_allowsocket kept, released. */
 void sbx__scope_env_free(struct sbx_scope *s);
-/* What sbx_scopeattr_allowsocket kept, released. */
 void sbx__scope_sockets_free(struct sbx_scope *s);
 
 /* The ruleset a spawn with this scope applies: the snapshot; else the last
@@ -328,8 +326,8 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 struct sbx_dir;
 struct notify_log;
 
-/* A denial hidden in the child's own mount namespace (hide.c chooses it,
- * cover.c covers it): where it is still the inode the compile found. */
+/* A denial hidden in the child's namespace (hide.c chooses it, cover.c
+ * covers it), or a path bound back into one: the inode the compile found. */
 struct cover {
 	const char *path;
 	unsigned dev_major, dev_minor; /* as statx(2) gives them */
@@ -411,19 +409,17 @@ struct sbx_ruleset {
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 
-/* ---- hiding (hide.c, held.c) ------------------------------------------- */
+/* ---- hiding (hide.c, hidehere.c, held.c) ------------------------------- */
 
 /* A child of this process could not make its namespace (err, at the step
  * call): from now on every denial is expanded. */
 void sbx__hide_refused(int err, const char *call);
-/* Whether no denial of scope (NULL: of any) is hidden in this process, and
- * why (in why). */
+/* Whether no denial of scope (NULL: of any) is hidden here, why in why. */
 bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size);
 /* Whether a child of this process can hide denials now: a child tries
  * (sbxrun --status); what, or why not, in why. */
 bool sbx__hide_probe(char *why, size_t size);
-/* Whether each hidden denial of rs, and each path bound back into one, is
- * still the inode it was. */
+/* Whether each hidden denial of rs, and each path bound back, is as it was. */
 bool sbx__hide_current(const struct sbx_ruleset *rs);
 /* Whether path lies in a path of rs bound back into a cover (or is one). */
 bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path);
