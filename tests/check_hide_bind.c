@@ -72,8 +72,8 @@ START_TEST(test_hide_bind_readmitted)
 }
 END_TEST
 
-/* The working directory in the project: entered again through the binds,
- * where ".." meets the cover; the spawn hides, not expands. */
+/* The working directory in the project, where ".." meets the cover: the
+ * spawn hides, not expands. */
 START_TEST(test_hide_bind_cwd_inside)
 {
 	sbx_scopeattr_t s;
@@ -118,6 +118,61 @@ START_TEST(test_hide_bind_readonly_expands)
 }
 END_TEST
 
+/* How many mounts the child's table shows at path (the pins above copy
+ * each one beneath them). */
+static int mounted_at(const sbx_scopeattr_t *s, const char *path)
+{
+	char *out = NULL, point[4700];
+	int n = 0;
+
+	verdict_of(s, ARGV("/bin/cat", "/proc/self/mountinfo"), false, &out);
+	snprintf(point, sizeof(point), " %s ", path);
+	for (char *p = out; (p = strstr(p, point)); p++)
+		n++;
+	free(out);
+	return n;
+}
+
+/* Up to 16 paths bound back; the 17th expands the denial, and says so.
+ * Two nested denials that re-admit one path bind it once. */
+START_TEST(test_hide_bind_limit)
+{
+	char dir[4600], inner[4600];
+	sbx_scopeattr_t s;
+	int once;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, home, 0);
+	for (int i = 0; i < 17; i++) {
+		snprintf(dir, sizeof(dir), "%s/p%02d", home, i);
+		ck_assert_int_eq(mkdir(dir, 0755), 0);
+		if (i < 16)
+			ck_assert_int_eq(sbx_scopeattr_addallow(&s, dir), 0);
+	}
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, dir), 0);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "more than 16"));
+	sbx_scopeattr_destroy(&s);
+
+	snprintf(dir, sizeof(dir), "%s/p00", home);
+	snprintf(inner, sizeof(inner), "%s/p00/in", home);
+	ck_assert_int_eq(mkdir(inner, 0755), 0);
+	scope_deny(&s, home, 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, inner), 0);
+	once = mounted_at(&s, inner);
+	ck_assert_int_ge(once, 1);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, dir), 0);
+	ck_assert_int_eq(mounted_at(&s, inner), once);
+	outcome(2, 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide_bind(void)
 {
 	Suite *su = suite_create("hide-bind");
@@ -128,6 +183,7 @@ Suite *suite_hide_bind(void)
 	tcase_add_test(tc, test_hide_bind_readmitted);
 	tcase_add_test(tc, test_hide_bind_cwd_inside);
 	tcase_add_test(tc, test_hide_bind_readonly_expands);
+	tcase_add_test(tc, test_hide_bind_limit);
 	suite_add_tcase(su, tc);
 	return su;
 }
