@@ -47,14 +47,19 @@
 #include "internal.h"
 #include "lib/confine.h"
 
-/* Whether path lies in a hidden denial (or is one), but in what is bound
- * back into it (granted: from a directory there, ".." meets the cover in
- * the child's namespace, which the child checks). */
-static bool inside(const struct sbx_ruleset *rs, const char *path)
+/* Whether path lies in a hidden denial (or is one), past its cover: not
+ * in what is bound back into it, where a file is granted, and so is a
+ * directory the child enters again through the binds (granted: the
+ * working directory), but not one opened before the covers, whose ".."
+ * climbs to what they hide. */
+static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered)
 {
+	struct stat st;
+
 	for (size_t i = 0; path[0] == '/' && i < rs->ncovers; i++)
 		if (sbx__path_covers(rs->covers[i].path, path))
-			return !sbx__hide_bound(rs, path);
+			return !sbx__hide_bound(rs, path) ||
+			       (!entered && (stat(path, &st) || S_ISDIR(st.st_mode)));
 	return false;
 }
 
@@ -129,7 +134,7 @@ static struct slot *set(struct walk *w, struct slot now, const char *path)
 	*s = now;
 	s->path = NULL;
 	if (now.open && path && path[0] == '/') {
-		s->inside = inside(w->rs, path);
+		s->inside = inside(w->rs, path, false);
 		if (!(s->path = strdup(path)))
 			w->err = ENOMEM;
 	}
@@ -234,7 +239,7 @@ static void caller_fds(struct walk *w)
 			dir_fd = is_dir(fd);
 			if (!path_of(dir, fd, path))
 				path[0] = '\0';
-			if (dir_fd || inside(w->rs, path))
+			if (dir_fd || inside(w->rs, path, false))
 				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd },
 				    path);
 		}
@@ -256,7 +261,7 @@ static bool reaches(struct walk *w, char *what, size_t size)
 			return true;
 		}
 	}
-	if (inside(w->rs, w->cwd) || w->cwd_caller) {
+	if (inside(w->rs, w->cwd, true) || w->cwd_caller) {
 		snprintf(what, size, "the working directory (%s)", w->cwd);
 		return true;
 	}

@@ -69,13 +69,13 @@ CHILD static bool bound(const struct hiding *h, const char *path)
 }
 
 /* Whether what is open as fd (AT_FDCWD: the working directory), at path,
- * reaches a hidden denial past its cover: it lies in one (but in a path
- * bound back, which is granted), or (a directory) a lookup from it arrives
- * at the inode the cover hides.  From a directory in a path bound back,
- * ".." climbs to the directory the cover sits on, where a lookup in the
- * child's namespace meets the cover: one opened in the caller's does not,
- * and the lookup tells them apart. */
-CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path, bool dir)
+ * reaches a hidden denial past its cover: it lies in one, or (a directory)
+ * a lookup from it arrives at the inode the cover hides.  What lies in a
+ * path bound back in is granted, but a directory opened before the covers
+ * climbs through ".." to what they hide: only a directory entered again
+ * through the binds (entered) does not. */
+CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path, bool dir,
+                               bool entered)
 {
 	char rel[PATH_MAX];
 
@@ -83,7 +83,7 @@ CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path
 		const struct cover *c = &h->covers[i];
 		struct statx sx;
 
-		if (covers_path(c->path, path) && !bound(h, path))
+		if (covers_path(c->path, path) && (!bound(h, path) || (dir && !entered)))
 			return true;
 		/* No way to name (too long): it is not known not to reach. */
 		if (dir && !way(path, c->path, rel, sizeof(rel)))
@@ -174,7 +174,7 @@ CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_d
 	if (len <= 0 || path[0] != '/')
 		return false; /* a pipe, a socket: no path */
 	strip_path(path, len);
-	return held_reaches(h, fd, path, is_dir);
+	return held_reaches(h, fd, path, is_dir, false);
 }
 
 /* An O_PATH descriptor of what is open as fd, through its link in the
@@ -375,6 +375,21 @@ CHILD int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *
 	return check_fds(h, fa, HELD_INHERITED, ours, nours, NULL, fd);
 }
 
+/* The working directory, at cwd in a path bound back into a cover, entered
+ * again by that path: through the binds, where ".." climbs into the cover,
+ * not past it.  The same directory, or EXDEV. */
+CHILD static long enter(const char *cwd, const char **call)
+{
+	struct statx was, now;
+
+	*call = "chdir";
+	if (statx_of(AT_FDCWD, ".", 0, &was) < 0 || sys(SYS_chdir, (long)cwd, 0, 0, 0) < 0 ||
+	    statx_of(AT_FDCWD, ".", 0, &now) < 0 || was.stx_ino != now.stx_ino ||
+	    was.stx_dev_major != now.stx_dev_major || was.stx_dev_minor != now.stx_dev_minor)
+		return EXDEV;
+	return 0;
+}
+
 CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
                          const sbx_file_actions_t *fa, bool every, const char **call)
 {
@@ -391,7 +406,9 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	 * the covers are. */
 	if (r > 0) {
 		strip_path(cwd, r - 1);
-		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true))
+		if (cwd[0] == '/' && bound(h, cwd) && (r = enter(cwd, call)))
+			return (int)r;
+		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true, bound(h, cwd)))
 			return EXDEV;
 	}
 	*call = "/proc/self/fd";

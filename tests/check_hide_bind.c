@@ -72,8 +72,10 @@ START_TEST(test_hide_bind_readmitted)
 }
 END_TEST
 
-/* The working directory in the project, where ".." meets the cover: the
- * spawn hides, not expands. */
+/* The working directory in the project: entered again through the binds,
+ * where ".." meets the cover, in the project and two levels beneath the
+ * denial (where ".." from the caller's tree meets the directory between,
+ * no cover: an outside attack read it); the spawn hides, not expands. */
 START_TEST(test_hide_bind_cwd_inside)
 {
 	sbx_scopeattr_t s;
@@ -94,6 +96,26 @@ START_TEST(test_hide_bind_cwd_inside)
 	free(out);
 	outcome(1, 0);
 	secret_intact();
+	sbx_scopeattr_destroy(&s);
+
+	/* Two levels down: home/src/deep re-admitted, home/src/other not. */
+	char deep[4600], other[4600];
+
+	snprintf(deep, sizeof(deep), "%s/src", home);
+	mkdir(deep, 0755);
+	snprintf(other, sizeof(other), "%s/src/other", home);
+	mkdir(other, 0755);
+	write_file(join(other, "key"), SECRET "\n", 0600);
+	snprintf(deep, sizeof(deep), "%s/src/deep", home);
+	mkdir(deep, 0755);
+	scope_deny(&s, home, 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, deep), 0);
+	ck_assert_int_eq(run_scoped_cwd(NULL, deep, ARGV(FSOP, "read", "../other/key"), &out), 0);
+	free(out);
+	ck_assert_int_eq(run_scoped_cwd(&s, deep, ARGV(FSOP, "read", "../other/key"), &out), 1);
+	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: from two levels down: %s", out);
+	free(out);
+	outcome(1, 0);
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
