@@ -88,6 +88,15 @@ static bool path_of(int proc, int fd, char *out)
 	return true;
 }
 
+/* Whether the working directory is the directory its name path names. */
+static bool named(const char *path)
+{
+	struct stat here, there;
+
+	return !stat(".", &here) && !stat(path, &there) && here.st_dev == there.st_dev &&
+	       here.st_ino == there.st_ino;
+}
+
 /* A descriptor as the file actions leave it. */
 struct slot {
 	int fd;
@@ -288,8 +297,15 @@ int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa
 	/* No name: nothing it lies in; one too long to read: not known not to
 	 * (the child would refuse it). */
 	if (!getcwd(w.cwd, sizeof(w.cwd))) {
-		w.cwd_caller = errno == ENAMETOOLONG || errno == ERANGE;
-		strcpy(w.cwd, w.cwd_caller ? "a name longer than PATH_MAX" : ".");
+		int e = errno;
+
+		/* Removed, or not under the root: not known not to reach. */
+		w.cwd_caller = e == ENAMETOOLONG || e == ERANGE || e == ENOENT;
+		strcpy(w.cwd, e == ENOENT ? "removed, or not under the root"
+		              : w.cwd_caller ? "a name longer than PATH_MAX" : ".");
+	} else if (!named(w.cwd)) {
+		/* A mount made over it since: what it holds, no compile saw. */
+		w.cwd_caller = true;
 	}
 	if (inherited)
 		caller_fds(&w);

@@ -390,6 +390,16 @@ CHILD static long enter(const char *cwd, const char **call)
 	return 0;
 }
 
+/* Whether the working directory is the directory its name cwd names. */
+CHILD static bool named(const char *cwd)
+{
+	struct statx here, there;
+
+	return statx_of(AT_FDCWD, ".", 0, &here) >= 0 && statx_of(AT_FDCWD, cwd, 0, &there) >= 0 &&
+	       here.stx_ino == there.stx_ino && here.stx_dev_major == there.stx_dev_major &&
+	       here.stx_dev_minor == there.stx_dev_minor;
+}
+
 CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
                          const sbx_file_actions_t *fa, bool every, const char **call)
 {
@@ -401,14 +411,16 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	*call = "getcwd";
 	if ((r = sys(SYS_getcwd, (long)cwd, PATH_MAX, 0, 0)) == -ENAMETOOLONG || r == -ERANGE)
 		return EXDEV;
-	/* No name (a working directory removed: ENOENT) is nothing to
-	 * judge: its ".." is its parent's in the child's namespace, where
-	 * the covers are. */
+	/* Nor is one removed (no name: its ".." may climb into a denial
+	 * beneath its cover), nor one its name no longer names (a mount made
+	 * over it, a directory the compile never saw). */
+	if (r == -ENOENT)
+		return EXDEV;
 	if (r > 0) {
 		strip_path(cwd, r - 1);
 		if (cwd[0] == '/' && bound(h, cwd) && (r = enter(cwd, call)))
 			return (int)r;
-		if (cwd[0] == '/' && held_reaches(h, AT_FDCWD, cwd, true, bound(h, cwd)))
+		if (cwd[0] == '/' && (!named(cwd) || held_reaches(h, AT_FDCWD, cwd, true, bound(h, cwd))))
 			return EXDEV;
 	}
 	*call = "/proc/self/fd";

@@ -325,6 +325,62 @@ START_TEST(test_hide_replaced_between_spawns)
 }
 END_TEST
 
+/* ---- a working directory its name no longer names ------------------------ */
+
+/* Removed, inside the denial: its ".." climbs into the denial beneath the
+ * cover (an outside attack read the key so); the spawn expands. */
+START_TEST(test_hide_cwd_removed)
+{
+	char gone[4600];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(gone, sizeof(gone), "%s/gone", ssh);
+	ck_assert_int_eq(mkdir(gone, 0700), 0);
+	ck_assert_int_eq(chdir(gone), 0);
+	ck_assert_int_eq(rmdir(gone), 0);
+	WORKS(FSOP, "read", "../id");
+	scope_deny(&s, ssh, 0);
+	REFUSED(&s, FSOP, "read", "../id");
+	outcome(0, 1);
+	ck_assert_int_eq(chdir(t.top), 0);
+	secret_intact();
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A mount made over it since: the denial's name now names the new mount's
+ * directory, and what the old one holds no compile saw (an outside attack
+ * read its key so); the spawn expands. */
+START_TEST(test_hide_cwd_mounted_over)
+{
+	char top[4600], deny[4600], old_key[4700];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!private_mounts(__func__) || !can_hide(__func__))
+		return;
+	snprintf(top, sizeof(top), "%s/over", t.top);
+	snprintf(deny, sizeof(deny), "%s/H", top);
+	snprintf(old_key, sizeof(old_key), "%s/H/.ssh/id", top);
+	ck_assert_int_eq(mkdir(top, 0755), 0);
+	ck_assert_int_eq(mount("old", top, "tmpfs", 0, "mode=0755"), 0);
+	ck_assert(mkdir(deny, 0755) == 0 && mkdir(join(deny, ".ssh"), 0700) == 0);
+	write_file(old_key, SECRET "\n", 0600);
+	ck_assert_int_eq(chdir(top), 0);
+	ck_assert_int_eq(mount("new", top, "tmpfs", 0, "mode=0755"), 0);
+	ck_assert(mkdir(deny, 0755) == 0 && mkdir(join(deny, ".ssh"), 0700) == 0);
+	WORKS(FSOP, "read", "H/.ssh/id");
+	scope_deny(&s, deny, 0);
+	REFUSED(&s, FSOP, "read", "H/.ssh/id");
+	outcome(0, 1);
+	ck_assert_int_eq(chdir(t.top), 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide(void)
 {
 	Suite *su = suite_create("hide");
@@ -340,6 +396,8 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_cover_checked);
 	tcase_add_test(tc, test_hide_deep_denial);
 	tcase_add_test(tc, test_hide_replaced_between_spawns);
+	tcase_add_test(tc, test_hide_cwd_removed);
+	tcase_add_test(tc, test_hide_cwd_mounted_over);
 	suite_add_tcase(su, tc);
 	return su;
 }
