@@ -70,10 +70,11 @@ static bool is_dir(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The caller's descriptor fd's path (its link in /proc), " (deleted)" cut;
- * read by its name in the open /proc/self/fd where there is one (proc,
- * else -1: a third of the cost of the whole path). */
-static bool path_of(int proc, int fd, char *out)
+/* The caller's descriptor fd's path (its link in /proc), " (deleted)" cut
+ * (then *cut, where cut is not NULL); read by its name in the open
+ * /proc/self/fd where there is one (proc, else -1: a third of the cost of
+ * the whole path). */
+static bool path_of(int proc, int fd, char *out, bool *cut)
 {
 	char link[32];
 	ssize_t n;
@@ -83,8 +84,11 @@ static bool path_of(int proc, int fd, char *out)
 	if ((n = readlinkat(proc < 0 ? AT_FDCWD : proc, link, out, PATH_MAX - 1)) <= 0)
 		return false;
 	out[n] = '\0';
-	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)"))
+	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)")) {
 		out[n - dl] = '\0';
+		if (cut)
+			*cut = true;
+	}
 	return true;
 }
 
@@ -105,6 +109,7 @@ struct slot {
 	bool caller;   /* the caller's (else opened by an action) */
 	bool dir;      /* the caller's, and a directory */
 	bool inside;   /* in a hidden denial */
+	bool cut;      /* its path shown " (deleted)": not granted by a bind */
 	char *path;    /* where it lies, if it has a path */
 };
 
@@ -143,7 +148,7 @@ static struct slot *set(struct walk *w, struct slot now, const char *path)
 	*s = now;
 	s->path = NULL;
 	if (now.open && path && path[0] == '/') {
-		s->inside = inside(w->rs, path, false);
+		s->inside = inside(w->rs, path, false) || (now.cut && sbx__hide_bound(w->rs, path));
 		if (!(s->path = strdup(path)))
 			w->err = ENOMEM;
 	}
@@ -156,14 +161,18 @@ static struct slot *caller_fd(struct walk *w, int fd)
 	struct slot *s = find(w, fd);
 	char path[PATH_MAX];
 	int flags;
+	bool known;
 
 	if (s)
 		return s;
+	bool cut = false;
+
 	if (fd >= w->closed_from || (flags = fcntl(fd, F_GETFD)) < 0)
 		return set(w, (struct slot){ .fd = fd, .caller = true }, NULL);
+	known = path_of(-1, fd, path, &cut);
 	return set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = is_dir(fd),
-	                             .cloexec = (flags & FD_CLOEXEC) != 0 },
-	           path_of(-1, fd, path) ? path : NULL);
+	                             .cloexec = (flags & FD_CLOEXEC) != 0, .cut = cut },
+	           known ? path : NULL);
 }
 
 /* An action's path, from the working directory the child has then. */
@@ -240,17 +249,18 @@ static void caller_fds(struct walk *w)
 		for (long off = 0; off < n && !w->err;) {
 			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
 			int fd = atoi(d->d_name);
-			bool dir_fd;
+			bool dir_fd, cut;
 
 			off += d->d_reclen;
 			if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dir || fcntl(fd, F_GETFD) != 0)
 				continue;
 			dir_fd = is_dir(fd);
-			if (!path_of(dir, fd, path))
+			cut = false;
+			if (!path_of(dir, fd, path, &cut))
 				path[0] = '\0';
-			if (dir_fd || inside(w->rs, path, false))
-				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd },
-				    path);
+			if (dir_fd || inside(w->rs, path, false) || (cut && sbx__hide_bound(w->rs, path)))
+				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd,
+				                      .cut = cut }, path);
 		}
 	}
 	close(dir);
@@ -283,7 +293,7 @@ void sbx__held_say(int fd, char *what, size_t size)
 	bool dir = is_dir(fd);
 
 	snprintf(what, size, "%s %d (%s)", dir ? "the directory descriptor" : "descriptor", fd,
-	         path_of(-1, fd, path) ? path : "no name");
+	         path_of(-1, fd, path, NULL) ? path : "no name");
 }
 
 int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,

@@ -104,17 +104,21 @@ CHILD static bool is_ours(const int *ours, size_t nours, long fd)
 }
 
 /* A path as the kernel shows one: " (deleted)" taken off its end (the
- * inode is still there to reach), "(unreachable)" off its start. */
-CHILD static void strip_path(char *p, long len)
+ * inode is still there to reach), "(unreachable)" off its start.  Whether
+ * " (deleted)" was taken off: then the path is a name the file had, or
+ * one a file in a denial has (named so), not known to be the file. */
+CHILD static bool strip_path(char *p, long len)
 {
 	static const char deleted[] = " (deleted)", unreachable[] = "(unreachable)";
 	size_t dl = sizeof(deleted) - 1, ul = sizeof(unreachable) - 1;
+	bool cut = false;
 
 	p[len] = '\0';
 	if ((size_t)len > dl && !strcmp(p + len - dl, deleted))
-		p[len - dl] = '\0';
+		p[len - dl] = '\0', cut = true;
 	if (!strncmp(p, unreachable, ul))
 		memmove(p, p + ul, strlen(p + ul) + 1);
+	return cut;
 }
 
 /* Descriptor fd, open past exec, as the parent sees it (sx; NULL: not
@@ -173,7 +177,10 @@ CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_d
 		return true;
 	if (len <= 0 || path[0] != '/')
 		return false; /* a pipe, a socket: no path */
-	strip_path(path, len);
+	/* Not granted by a path bound back: a file of the denial named as
+	 * one, " (deleted)" after it, would pass for it. */
+	if (strip_path(path, len) && bound(h, path))
+		return true;
 	return held_reaches(h, fd, path, is_dir, false);
 }
 
@@ -417,7 +424,7 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	if (r == -ENOENT)
 		return EXDEV;
 	if (r > 0) {
-		strip_path(cwd, r - 1);
+		(void)strip_path(cwd, r - 1);
 		if (cwd[0] == '/' && bound(h, cwd) && (r = enter(cwd, call)))
 			return (int)r;
 		if (cwd[0] == '/' && (!named(cwd) || held_reaches(h, AT_FDCWD, cwd, true, bound(h, cwd))))

@@ -120,6 +120,40 @@ START_TEST(test_hide_bind_cwd_inside)
 }
 END_TEST
 
+/* A file of the denial named as a path bound back, " (deleted)" after it,
+ * as /proc shows a removed file: held (an O_PATH descriptor the command
+ * reopens), it does not pass for the bound path (an outside attack read
+ * it so); the spawn expands. */
+START_TEST(test_hide_bind_deleted_name)
+{
+	char named[4600], link[64];
+	sbx_scopeattr_t s;
+	int fd;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_home(&s, 0);
+	snprintf(named, sizeof(named), "%s (deleted)", proj);
+	write_file(named, SECRET "\n", 0600);
+	ck_assert_int_ge(fd = open(named, O_PATH), 0);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	WORKS(FSOP, "read", link);
+	REFUSED(&s, FSOP, "read", link);
+	outcome(0, 1);
+	close(fd);
+	/* The file re-admitted, the same. */
+	snprintf(named, sizeof(named), "%s (deleted)", notes);
+	write_file(named, SECRET "\n", 0600);
+	ck_assert_int_ge(fd = open(named, O_PATH), 0);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	REFUSED(&s, FSOP, "read", link);
+	outcome(0, 1);
+	close(fd);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* What cannot be bound back keeps the denial expanded, and says why: a
  * read-only path beneath it. */
 START_TEST(test_hide_bind_readonly_expands)
@@ -206,6 +240,7 @@ Suite *suite_hide_bind(void)
 	tcase_add_test(tc, test_hide_bind_cwd_inside);
 	tcase_add_test(tc, test_hide_bind_readonly_expands);
 	tcase_add_test(tc, test_hide_bind_limit);
+	tcase_add_test(tc, test_hide_bind_deleted_name);
 	suite_add_tcase(su, tc);
 	return su;
 }
