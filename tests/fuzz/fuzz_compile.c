@@ -313,6 +313,16 @@ static bool expanded(const struct model *m, const char *path)
 	return false;
 }
 
+/* Whether path lies in a path bound back into a cover (hide.c): the cover
+ * takes nothing of it away. */
+static bool bound(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; rs && i < rs->nbinds; i++)
+		if (covers(rs->binds[i].path, path))
+			return true;
+	return false;
+}
+
 /* What the grants give path, where no cover takes it away: a hidden
  * denial's cover, in the child's own mount namespace, leaves nothing of
  * what it covers (hide.c). */
@@ -321,7 +331,7 @@ static uint64_t effective(const struct model *m, const char *path)
 	uint64_t access = 0;
 
 	for (size_t i = 0; m->rs && i < m->rs->ncovers; i++)
-		if (covers(m->rs->covers[i].path, path))
+		if (covers(m->rs->covers[i].path, path) && !bound(m->rs, path))
 			return 0;
 	for (size_t i = 0; i < m->g->n; i++)
 		if (covers(m->g->v[i].path, path))
@@ -475,7 +485,7 @@ static bool covered(const struct sbx_ruleset *rs, const struct grant *g)
 	for (size_t i = 0; rs && i < rs->ncovers; i++)
 		if ((makedev(rs->covers[i].dev_major, rs->covers[i].dev_minor) == g->dev &&
 		     rs->covers[i].ino == g->ino) ||
-		    covers(rs->covers[i].path, g->path))
+		    (covers(rs->covers[i].path, g->path) && !bound(rs, g->path)))
 			return true;
 	return false;
 }
