@@ -29,10 +29,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat/statx.h"
@@ -129,6 +132,28 @@ static bool bound_at(const struct sbx_ruleset *rs, const char *path)
 	return false;
 }
 
+/* Whether open_tree(2) and move_mount(2) answer here, asked once: an
+ * emulator (qemu-user 7) or a filter may know neither, and the child would
+ * fail its covers, after its file actions. */
+static bool binds_here(void)
+{
+	static atomic_int known; /* 0 not asked, 1 yes, -1 no */
+	int k = atomic_load(&known);
+
+#if defined(SYS_open_tree) && defined(SYS_move_mount)
+	if (!k) {
+		long fd = syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLOEXEC);
+		long r = syscall(SYS_move_mount, -1, "", -1, "", 0);
+
+		k = fd >= 0 && r < 0 && errno != ENOSYS && errno != EPERM ? 1 : -1;
+		if (fd >= 0)
+			close((int)fd);
+		atomic_store(&known, k);
+	}
+#endif
+	return k > 0;
+}
+
 /* Why rule o, a re-admission beneath denial r, cannot be bound back into
  * r's cover, or NULL with *b filled: it must be there, a directory or a
  * file, and hold no other rule of the scope (it is granted whole). */
@@ -140,6 +165,9 @@ static const char *unbindable(struct hider *h, const struct sbx_scope_rule *o, c
 
 	if (o->mode != SBX_MODE_ALLOW)
 		return "a path beneath it is read-only";
+	if (!binds_here())
+		return "a path beneath it is re-admitted, and open_tree(2) or move_mount(2) is not "
+		       "here to bind it back (an emulator, a filter)";
 	for (size_t i = 0; i < scope->nrules; i++)
 		if (&scope->rules[i] != o && !(left && left[i]) &&
 		    sbx__path_covers(o->path, scope->rules[i].path))

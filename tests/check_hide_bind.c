@@ -31,13 +31,37 @@ static void scope_home(sbx_scopeattr_t *s, int flags)
 	ck_assert_int_eq(sbx_scopeattr_addallow(s, notes), 0);
 }
 
+/* Whether a path re-admitted beneath a hidden denial is bound back here:
+ * not where open_tree(2) or move_mount(2) is missing (qemu-user 7), which
+ * the library says, and expands; a SKIP line says so. */
+static bool can_bind(const char *test)
+{
+	char dir[4600];
+	sbx_scopeattr_t s;
+
+	if (!can_hide(test))
+		return false;
+	snprintf(dir, sizeof(dir), "%s/probe", home);
+	mkdir(dir, 0755);
+	scope_deny(&s, home, 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(&s, dir), 0);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "echo ok"), "ok");
+	sbx_scopeattr_destroy(&s);
+	rmdir(dir);
+	if (!strstr(said, "open_tree(2)"))
+		return true;
+	say_skip("SKIP %s: nothing is bound back here: %s\n", test, said);
+	said[0] = '\0';
+	return false;
+}
+
 START_TEST(test_hide_bind_readmitted)
 {
 	char cmd[16384], *out = NULL;
 	sbx_scopeattr_t s;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if (!can_bind(__func__))
 		return;
 	/* Expanded: the directory above the home is frozen. */
 	scope_home(&s, SBX_SCOPE_EXPAND);
@@ -82,7 +106,7 @@ START_TEST(test_hide_bind_cwd_inside)
 	char *out = NULL;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if (!can_bind(__func__))
 		return;
 	scope_home(&s, 0);
 	ck_assert_int_eq(run_scoped_cwd(NULL, proj, ARGV(FSOP, "read", "../.ssh/id"), &out), 0);
@@ -131,7 +155,7 @@ START_TEST(test_hide_bind_deleted_name)
 	int fd;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if (!can_bind(__func__))
 		return;
 	scope_home(&s, 0);
 	snprintf(named, sizeof(named), "%s (deleted)", proj);
@@ -198,7 +222,7 @@ START_TEST(test_hide_bind_limit)
 	int once;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
+	if (!can_bind(__func__))
 		return;
 	scope_deny(&s, home, 0);
 	for (int i = 0; i < 17; i++) {
