@@ -176,7 +176,7 @@ CHILD static int bind_back(const struct cover *top, const struct cover *b, long 
 		way[i] = i < n ? '/' : '\0';
 	}
 	*call = "move_mount";
-	r = sys5(SYS_move_mount, fd, (long)"", AT_FDCWD, (long)b->path, MOVE_MOUNT_F_EMPTY_PATH);
+	r = sys5(SYS_move_mount, fd, (long)"", AT_FDCWD, (long)b->path, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 	return r < 0 ? (int)-r : 0;
 }
 #endif
@@ -199,7 +199,7 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	for (; !err && taken < nbinds && taken < SBX_BINDS_MAX; taken++) {
 		*call = "open_tree";
 		if ((fds[taken] = sys5(SYS_open_tree, AT_FDCWD, (long)binds[taken].path,
-		                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+		                       SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE |
 		                               AT_SYMLINK_NOFOLLOW, 0, 0)) < 0)
 			err = (int)-fds[taken--];
 		else

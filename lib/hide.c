@@ -110,15 +110,27 @@ static _Thread_local bool link_found;
 static _Thread_local const struct cover *walk_binds;
 static _Thread_local size_t walk_nbinds;
 
+/* Where the C library cannot skip a subtree (FTW_ACTIONRETVAL is GNU's),
+ * what is bound back is walked, and counts toward the entries looked at. */
+#ifdef FTW_ACTIONRETVAL
+#define WALK_FLAGS (FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL)
+#define WALK_SKIP FTW_SKIP_SUBTREE
+#define WALK_STOP FTW_STOP
+#else
+#define WALK_FLAGS (FTW_PHYS | FTW_MOUNT)
+#define WALK_SKIP 0
+#define WALK_STOP 1
+#endif
+
 static int linked(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
 	for (size_t i = 0; i < walk_nbinds; i++)
-		if (!strcmp(walk_binds[i].path, path))
-			return FTW_SKIP_SUBTREE;
+		if (sbx__path_covers(walk_binds[i].path, path))
+			return ++links_seen > LINKS_LOOKED ? WALK_STOP : WALK_SKIP;
 	if (type == FTW_F && S_ISREG(st->st_mode) && st->st_nlink > 1)
-		return link_found = true, FTW_STOP;
-	return ++links_seen > LINKS_LOOKED ? FTW_STOP : FTW_CONTINUE;
+		return link_found = true, WALK_STOP;
+	return ++links_seen > LINKS_LOOKED ? WALK_STOP : 0;
 }
 
 #define BINDS_MAX SBX_BINDS_MAX
@@ -142,7 +154,7 @@ static bool binds_here(void)
 
 #if defined(SYS_open_tree) && defined(SYS_move_mount)
 	if (!k) {
-		long fd = syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLOEXEC);
+		long fd = syscall(SYS_open_tree, AT_FDCWD, "/", O_CLOEXEC);
 		long r = syscall(SYS_move_mount, -1, "", -1, "", 0);
 
 		k = fd >= 0 && r < 0 && errno != ENOSYS && errno != EPERM ? 1 : -1;
@@ -229,7 +241,7 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	walk_binds = binds;
 	walk_nbinds = *nbinds;
 	if (S_ISDIR(sx.stx_mode))
-		walked = nftw(r->path, linked, 8, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+		walked = nftw(r->path, linked, 8, WALK_FLAGS);
 	walk_nbinds = 0;
 	if (link_found)
 		return "a file in it has another name (a hard link)";
