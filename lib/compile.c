@@ -28,6 +28,7 @@
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/compiler.h"
+#include "lib/confine.h"
 
 static atomic_int said_unconfined;
 
@@ -332,8 +333,7 @@ static int grant_binds(struct compiler *cc)
 		if (fd < 0)
 			return errno == ENOENT ? ESTALE : errno;
 		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx) ||
-		    sx.stx_ino != b->ino || sx.stx_dev_major != b->dev_major ||
-		    sx.stx_dev_minor != b->dev_minor)
+		    !is_cover(b, &sx))
 			err = ESTALE;
 		else
 			err = sbx__grant(&j, fd, b->dir, cc->rights.dir, b->path + 1);

@@ -90,6 +90,29 @@ CHILD static inline bool covers_path(const char *a, const char *b)
 	return !strncmp(a, b, n) && (b[n] == '/' || b[n] == '\0');
 }
 
+/* Whether sx is the inode c was found as (its device and number). */
+CHILD static inline bool is_cover(const struct cover *c, const struct statx *sx)
+{
+	return sx->stx_ino == c->ino && sx->stx_dev_major == c->dev_major &&
+	       sx->stx_dev_minor == c->dev_minor;
+}
+
+/* Whether a and b are one inode. */
+CHILD static inline bool same_inode(const struct statx *a, const struct statx *b)
+{
+	return a->stx_ino == b->stx_ino && a->stx_dev_major == b->stx_dev_major &&
+	       a->stx_dev_minor == b->stx_dev_minor;
+}
+
+/* Whether path lies in one of the n paths of binds (or is one). */
+CHILD static inline bool in_binds(const struct cover *binds, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (covers_path(binds[i].path, path))
+			return true;
+	return false;
+}
+
 /* At most this many re-admitted paths are bound back into the covers of
  * one ruleset: the child holds a descriptor of each while it covers. */
 #define SBX_BINDS_MAX 16

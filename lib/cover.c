@@ -136,10 +136,7 @@ CHILD static int still(const struct cover *c, long fd, const char **call)
 	           : statx_of(fd, "", AT_EMPTY_PATH, &sx);
 	if (r < 0)
 		return r == -ENOENT || r == -ENOTDIR ? ESTALE : (int)-r;
-	if (sx.stx_dev_major != c->dev_major || sx.stx_dev_minor != c->dev_minor ||
-	    sx.stx_ino != c->ino || S_ISDIR(sx.stx_mode) != c->dir)
-		return ESTALE;
-	return 0;
+	return is_cover(c, &sx) && S_ISDIR(sx.stx_mode) == c->dir ? 0 : ESTALE;
 }
 
 /* Read-only, nosuid, nodev, noexec: the mount at path, made so. */

@@ -51,14 +51,15 @@
  * in what is bound back into it, where a file is granted, and so is a
  * directory the child enters again through the binds (granted: the
  * working directory), but not one opened before the covers, whose ".."
- * climbs to what they hide. */
-static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered)
+ * climbs to what they hide; nor a path shown " (deleted)" (cut), which a
+ * file of the denial may be named as. */
+static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered, bool cut)
 {
 	struct stat st;
 
 	for (size_t i = 0; path[0] == '/' && i < rs->ncovers; i++)
 		if (sbx__path_covers(rs->covers[i].path, path))
-			return !sbx__hide_bound(rs, path) ||
+			return cut || !sbx__hide_bound(rs, path) ||
 			       (!entered && (stat(path, &st) || S_ISDIR(st.st_mode)));
 	return false;
 }
@@ -148,7 +149,7 @@ static struct slot *set(struct walk *w, struct slot now, const char *path)
 	*s = now;
 	s->path = NULL;
 	if (now.open && path && path[0] == '/') {
-		s->inside = inside(w->rs, path, false) || (now.cut && sbx__hide_bound(w->rs, path));
+		s->inside = inside(w->rs, path, false, now.cut);
 		if (!(s->path = strdup(path)))
 			w->err = ENOMEM;
 	}
@@ -161,12 +162,10 @@ static struct slot *caller_fd(struct walk *w, int fd)
 	struct slot *s = find(w, fd);
 	char path[PATH_MAX];
 	int flags;
-	bool known;
+	bool known, cut = false;
 
 	if (s)
 		return s;
-	bool cut = false;
-
 	if (fd >= w->closed_from || (flags = fcntl(fd, F_GETFD)) < 0)
 		return set(w, (struct slot){ .fd = fd, .caller = true }, NULL);
 	known = path_of(-1, fd, path, &cut);
@@ -258,7 +257,7 @@ static void caller_fds(struct walk *w)
 			cut = false;
 			if (!path_of(dir, fd, path, &cut))
 				path[0] = '\0';
-			if (dir_fd || inside(w->rs, path, false) || (cut && sbx__hide_bound(w->rs, path)))
+			if (dir_fd || inside(w->rs, path, false, cut))
 				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd,
 				                      .cut = cut }, path);
 		}
@@ -280,7 +279,7 @@ static bool reaches(struct walk *w, char *what, size_t size)
 			return true;
 		}
 	}
-	if (inside(w->rs, w->cwd, true) || w->cwd_caller) {
+	if (inside(w->rs, w->cwd, true, false) || w->cwd_caller) {
 		snprintf(what, size, "the working directory (%s)", w->cwd);
 		return true;
 	}

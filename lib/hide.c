@@ -133,8 +133,6 @@ static int linked(const char *path, const struct stat *st, int type, struct FTW 
 	return ++links_seen > LINKS_LOOKED ? WALK_STOP : 0;
 }
 
-#define BINDS_MAX SBX_BINDS_MAX
-
 /* Whether path is bound back already. */
 static bool bound_at(const struct sbx_ruleset *rs, const char *path)
 {
@@ -218,7 +216,7 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 		/* Bound already, for a denial above this one. */
 		if (bound_at(h->out, o->path))
 			continue;
-		if (h->out->nbinds + ++*nbinds > BINDS_MAX)
+		if (h->out->nbinds + ++*nbinds > SBX_BINDS_MAX)
 			return "more than 16 paths beneath the hidden denials are re-admitted";
 	}
 	if (sbx__path_covers(r->path, "/proc/self"))
@@ -280,7 +278,7 @@ static int add_cover(struct hider *h, struct cover c)
 bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
                     bool implicit)
 {
-	struct cover c, binds[BINDS_MAX + 1];
+	struct cover c, binds[SBX_BINDS_MAX + 1];
 	const char *why;
 	size_t nbinds;
 
@@ -339,10 +337,7 @@ bool sbx__hide_alias(struct hider *h, const char *alias)
 
 bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path)
 {
-	for (size_t i = 0; i < rs->nbinds; i++)
-		if (sbx__path_covers(rs->binds[i].path, path))
-			return true;
-	return false;
+	return in_binds(rs->binds, rs->nbinds, path);
 }
 
 /* ---- the covers, settled ------------------------------------------------ */
@@ -450,8 +445,7 @@ bool sbx__hide_current(const struct sbx_ruleset *rs)
 
 		if (statx(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		          STATX_TYPE | STATX_INO | STATX_NLINK, &sx) ||
-		    sx.stx_dev_major != c->dev_major || sx.stx_dev_minor != c->dev_minor ||
-		    sx.stx_ino != c->ino || S_ISDIR(sx.stx_mode) != c->dir ||
+		    !is_cover(c, &sx) || S_ISDIR(sx.stx_mode) != c->dir ||
 		    (!c->dir && sx.stx_nlink != 1))
 			return false;
 	}

@@ -62,10 +62,7 @@ CHILD static bool way(const char *from, const char *to, char *out, size_t size)
 /* Whether path lies in a path bound back into a cover (or is one). */
 CHILD static bool bound(const struct hiding *h, const char *path)
 {
-	for (size_t i = 0; i < h->nbinds; i++)
-		if (covers_path(h->binds[i].path, path))
-			return true;
-	return false;
+	return in_binds(h->binds, h->nbinds, path);
 }
 
 /* Whether what is open as fd (AT_FDCWD: the working directory), at path,
@@ -391,8 +388,7 @@ CHILD static long enter(const char *cwd, const char **call)
 
 	*call = "chdir";
 	if (statx_of(AT_FDCWD, ".", 0, &was) < 0 || sys(SYS_chdir, (long)cwd, 0, 0, 0) < 0 ||
-	    statx_of(AT_FDCWD, ".", 0, &now) < 0 || was.stx_ino != now.stx_ino ||
-	    was.stx_dev_major != now.stx_dev_major || was.stx_dev_minor != now.stx_dev_minor)
+	    statx_of(AT_FDCWD, ".", 0, &now) < 0 || !same_inode(&was, &now))
 		return EXDEV;
 	return 0;
 }
@@ -403,8 +399,7 @@ CHILD static bool named(const char *cwd)
 	struct statx here, there;
 
 	return statx_of(AT_FDCWD, ".", 0, &here) >= 0 && statx_of(AT_FDCWD, cwd, 0, &there) >= 0 &&
-	       here.stx_ino == there.stx_ino && here.stx_dev_major == there.stx_dev_major &&
-	       here.stx_dev_minor == there.stx_dev_minor;
+	       same_inode(&here, &there);
 }
 
 CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
@@ -423,11 +418,14 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	 * over it, a directory the compile never saw). */
 	if (r == -ENOENT)
 		return EXDEV;
-	if (r > 0) {
-		(void)strip_path(cwd, r - 1);
-		if (cwd[0] == '/' && bound(h, cwd) && (r = enter(cwd, call)))
-			return (int)r;
-		if (cwd[0] == '/' && (!named(cwd) || held_reaches(h, AT_FDCWD, cwd, true, bound(h, cwd))))
+	if (r > 0 && (strip_path(cwd, r - 1), cwd[0] == '/')) {
+		bool in_bind = bound(h, cwd);
+
+		/* In a bind, entered again by its name (which proves the name);
+		 * elsewhere, the directory its name names. */
+		if (in_bind ? enter(cwd, call) != 0 : !named(cwd))
+			return EXDEV;
+		if (held_reaches(h, AT_FDCWD, cwd, true, in_bind))
 			return EXDEV;
 	}
 	*call = "/proc/self/fd";

@@ -158,22 +158,17 @@ START_TEST(test_hide_bind_deleted_name)
 	if (!can_bind(__func__))
 		return;
 	scope_home(&s, 0);
-	snprintf(named, sizeof(named), "%s (deleted)", proj);
-	write_file(named, SECRET "\n", 0600);
-	ck_assert_int_ge(fd = open(named, O_PATH), 0);
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	WORKS(FSOP, "read", link);
-	REFUSED(&s, FSOP, "read", link);
-	outcome(0, 1);
-	close(fd);
-	/* The file re-admitted, the same. */
-	snprintf(named, sizeof(named), "%s (deleted)", notes);
-	write_file(named, SECRET "\n", 0600);
-	ck_assert_int_ge(fd = open(named, O_PATH), 0);
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	REFUSED(&s, FSOP, "read", link);
-	outcome(0, 1);
-	close(fd);
+	/* As the re-admitted directory, then as the re-admitted file. */
+	for (int i = 0; i < 2; i++) {
+		snprintf(named, sizeof(named), "%s (deleted)", i ? notes : proj);
+		write_file(named, SECRET "\n", 0600);
+		ck_assert_int_ge(fd = open(named, O_PATH), 0);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		WORKS(FSOP, "read", link);
+		REFUSED(&s, FSOP, "read", link);
+		outcome(0, 1);
+		close(fd);
+	}
 	sbx_scopeattr_destroy(&s);
 }
 END_TEST
