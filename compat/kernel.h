@@ -232,6 +232,11 @@ typedef struct __user_cap_data_struct {
 #define SBX_AT_RECURSIVE 0x8000
 #define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04U
 #define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x40U
+/* statfs(2)'s f_flags of a mount, and mount(2)'s flag of the same. */
+#define SBX_ST_NOSUID 0x2UL
+#define SBX_ST_NOEXEC 0x8UL
+#define SBX_ST_NOSYMFOLLOW 0x2000UL
+#define SBX_MS_NOSYMFOLLOW 256UL
 #define SBX_FSOPEN_CLOEXEC 0x1U
 #define SBX_FSMOUNT_CLOEXEC 0x1U
 #define SBX_FSCONFIG_SET_FLAG 0U

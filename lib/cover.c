@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -139,12 +140,25 @@ CHILD static int still(const struct cover *c, long fd, const char **call)
 	return is_cover(c, &sx) && S_ISDIR(sx.stx_mode) == c->dir ? 0 : ESTALE;
 }
 
-/* Read-only, nosuid, nodev, noexec: the mount at path, made so. */
-CHILD static long seal(const char *path)
+/* Read-only, nosuid, nodev, noexec: the mount at path, made so; a
+ * read-only path's bind (ro) only read-only and nodev, keeping the rest of
+ * what it was (a remount clears what it does not name; a user namespace
+ * refuses clearing what it was given locked; the times stay as they are). */
+CHILD static long seal(const char *path, bool ro)
 {
-	return sys5(SYS_mount, 0, (long)path, 0,
-	            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT,
-	            0);
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV | MS_SILENT;
+	struct statfs sf;
+	long r;
+
+	if (!ro)
+		flags |= MS_NOSUID | MS_NOEXEC;
+	else if ((r = sys(SYS_statfs, (long)path, (long)&sf, 0, 0)) < 0)
+		return r;
+	else
+		flags |= (sf.f_flags & SBX_ST_NOSUID ? MS_NOSUID : 0) |
+		         (sf.f_flags & SBX_ST_NOEXEC ? MS_NOEXEC : 0) |
+		         (sf.f_flags & SBX_ST_NOSYMFOLLOW ? SBX_MS_NOSYMFOLLOW : 0);
+	return sys5(SYS_mount, 0, (long)path, 0, (long)flags, 0);
 }
 
 #if defined(SYS_open_tree) && defined(SYS_move_mount)
@@ -162,7 +176,8 @@ CHILD static int bind_back(const struct cover *top, const struct cover *b, long 
 		return ENAMETOOLONG;
 	memcpy(way, b->path, n + 1);
 	*call = "mkdir";
-	for (size_t i = from + 1; i <= n; i++) {
+	/* Into a seal, no way is made: that would be in the caller's files. */
+	for (size_t i = top->ro ? n + 1 : from + 1; i <= n; i++) {
 		if (way[i] != '/' && way[i] != '\0')
 			continue;
 		way[i] = '\0';
@@ -209,7 +224,10 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	/* Checked last, next to the mount that goes by the same path. */
 	if (!err)
 		err = still(c, -1, call);
-	if (!err && c->dir) {
+	if (!err && c->ro) {
+		*call = "mount(MS_BIND)";
+		r = sys5(SYS_mount, (long)c->path, (long)c->path, 0, MS_BIND | MS_SILENT, 0);
+	} else if (!err && c->dir) {
 		*call = "mount(tmpfs)";
 		r = sys5(SYS_mount, (long)"sbxspawn", (long)c->path, (long)"tmpfs",
 		         (nbinds ? 0 : MS_RDONLY) | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT,
@@ -228,7 +246,7 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 		(void)sys(SYS_close, fds[i], 0, 0, 0);
 	/* Read-only: a directory's cover at once where nothing is bound into
 	 * it (one call fewer), else now. */
-	if (!err && (!c->dir || nbinds) && (r = seal(c->path)) < 0)
+	if (!err && (!c->dir || nbinds || c->ro) && (r = seal(c->path, c->ro)) < 0)
 		err = (int)-r, *call = "mount(MS_REMOUNT)";
 	return err;
 }
@@ -241,9 +259,10 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 
 	if (user && (err = caps_effective(true, call)))
 		return err;
-	/* Files first: their covers are binds of /dev/null, which a denial of
+	/* Seals first, highest first: the covers beneath them go on top.
+	 * Then files: their covers are binds of /dev/null, which a denial of
 	 * /dev would cover. */
-	for (int dirs = 0; dirs < 2; dirs++)
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < h->ncovers && !err; i++) {
 			size_t b = 0, n = 0;
 
@@ -253,7 +272,7 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 				b++;
 			while (b + n < h->nbinds && covers_path(h->covers[i].path, h->binds[b + n].path))
 				n++;
-			if (h->covers[i].dir == dirs)
+			if (pass == (h->covers[i].ro ? 0 : 1 + h->covers[i].dir))
 				err = cover_one(&h->covers[i], h->binds + b, n, call);
 		}
 	/* After the covers, highest first, each whole (MS_REC): a pin carries

@@ -357,6 +357,24 @@ static bool strict_fails(const struct sbx_scope *s, const struct heard *h,
 	return false;
 }
 
+/* A path in a sealed read-only path (the Landlock domain grants it, the
+ * read-only mount takes every write away): what reads it. */
+static bool sealed(const struct heard *h, const struct sbx_ruleset *rs, sbx_explanation_t *out,
+                   struct answer *a)
+{
+	for (size_t i = 0; i < rs->ncovers; i++)
+		if (rs->covers[i].ro && sbx__path_covers(rs->covers[i].path, h->path)) {
+			out->access &= SBX_ACCESS_READ | SBX_ACCESS_EXECUTE | SBX_ACCESS_LIST;
+			out->reason = SBX_REASON_READONLY;
+			snprintf(a->rule, sizeof(a->rule), "%s", rs->covers[i].path);
+			add(a, "read-only: in %s, sealed: bound on itself read-only (and nodev) in the "
+			    "child's own mount namespace%s", a->rule,
+			    strcmp(a->rule, h->path) ? "" : "; it cannot be removed or renamed there");
+			return true;
+		}
+	return false;
+}
+
 /* A path a hidden denial covers (the Landlock domain grants it, the cover
  * takes it away): nothing, for the denial that hides it. */
 static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_explanation_t *out,
@@ -367,7 +385,7 @@ static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 	if (sbx__hide_bound(rs, h->path))
 		return false; /* bound back in: granted as the scope says */
 	for (size_t i = 0; i < rs->ncovers; i++)
-		if (sbx__path_covers(rs->covers[i].path, h->path)) {
+		if (!rs->covers[i].ro && sbx__path_covers(rs->covers[i].path, h->path)) {
 			out->access = 0;
 			out->reason = SBX_REASON_DENIED;
 			snprintf(a->rule, sizeof(a->rule), "%s",
@@ -386,7 +404,7 @@ static bool hidden(const struct heard *h, const struct sbx_ruleset *rs, sbx_expl
 					}
 			return true;
 		}
-	return false;
+	return sealed(h, rs, out, a);
 }
 
 /* A directory above a hidden denial is a mount point in the child's

@@ -47,7 +47,8 @@
 #include "internal.h"
 #include "lib/confine.h"
 
-/* Whether path lies in a hidden denial (or is one), past its cover: not
+/* Whether path lies in a hidden denial (or is one), past its cover, or in
+ * a sealed path but for the working directory (entered again there): not
  * in what is bound back into it, where a file is granted, and so is a
  * directory the child enters again through the binds (granted: the
  * working directory), but not one opened before the covers, whose ".."
@@ -56,11 +57,20 @@
 static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered, bool cut)
 {
 	struct stat st;
+	bool in_bind = path[0] == '/' && sbx__hide_bound(rs, path);
 
-	for (size_t i = 0; path[0] == '/' && i < rs->ncovers; i++)
-		if (sbx__path_covers(rs->covers[i].path, path))
-			return cut || !sbx__hide_bound(rs, path) ||
-			       (!entered && (stat(path, &st) || S_ISDIR(st.st_mode)));
+	for (size_t i = 0; path[0] == '/' && i < rs->ncovers; i++) {
+		if (!sbx__path_covers(rs->covers[i].path, path))
+			continue;
+		/* Sealed, not bound: held, it writes past the seal; entered
+		 * again (the working directory), it is read-only. */
+		if (rs->covers[i].ro && !in_bind) {
+			if (cut || !entered)
+				return true;
+		} else if (cut || !in_bind || (!entered && (stat(path, &st) || S_ISDIR(st.st_mode)))) {
+			return true;
+		}
+	}
 	return false;
 }
 

@@ -106,7 +106,7 @@ static const char *second_name(struct hider *h, const char *path)
 #define LINKS_LOOKED 1024
 
 static _Thread_local size_t links_seen;
-static _Thread_local bool link_found;
+static _Thread_local bool link_found, walk_seal;
 static _Thread_local const struct cover *walk_binds;
 static _Thread_local size_t walk_nbinds;
 
@@ -128,9 +128,35 @@ static int linked(const char *path, const struct stat *st, int type, struct FTW 
 	for (size_t i = 0; i < walk_nbinds; i++)
 		if (sbx__path_covers(walk_binds[i].path, path))
 			return ++links_seen > LINKS_LOOKED ? WALK_STOP : WALK_SKIP;
-	if (type == FTW_F && S_ISREG(st->st_mode) && st->st_nlink > 1)
+	/* A seal's walk looks for what a read-only mount leaves open to
+	 * writes: a FIFO, a socket, a device. */
+	if (type == FTW_F && (walk_seal ? !S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode)
+	                                : S_ISREG(st->st_mode) && st->st_nlink > 1))
 		return link_found = true, WALK_STOP;
 	return ++links_seen > LINKS_LOOKED ? WALK_STOP : 0;
+}
+
+/* The walk of directory path (what is bound back skipped): 1 where it
+ * found a file of another name (seal: a FIFO, a socket, a device), 0 where
+ * none, -1 where it failed (out of memory: h->err), having looked at
+ * nothing. */
+static int walk(struct hider *h, const char *path, const struct cover *binds, size_t nbinds,
+                bool seal)
+{
+	int walked;
+
+	links_seen = 0;
+	link_found = false;
+	walk_seal = seal;
+	walk_binds = binds;
+	walk_nbinds = nbinds;
+	walked = nftw(path, linked, 8, WALK_FLAGS);
+	walk_nbinds = 0;
+	if (link_found)
+		return 1;
+	if (walked < 0)
+		h->err = errno == ENOMEM ? ENOMEM : 0;
+	return walked < 0 ? -1 : 0;
 }
 
 /* Whether path is bound back already. */
@@ -144,7 +170,9 @@ static bool bound_at(const struct sbx_ruleset *rs, const char *path)
 
 /* Whether open_tree(2) and move_mount(2) answer here, asked once: an
  * emulator (qemu-user 7) or a filter may know neither, and the child would
- * fail its covers, after its file actions. */
+ * fail its covers, after its file actions.  A caller other than root is
+ * refused move_mount (EPERM) before anything is looked at: its child, root
+ * in a user namespace of its own, is not. */
 static bool binds_here(void)
 {
 	static atomic_int known; /* 0 not asked, 1 yes, -1 no */
@@ -155,7 +183,7 @@ static bool binds_here(void)
 		long fd = syscall(SYS_open_tree, AT_FDCWD, "/", O_CLOEXEC);
 		long r = syscall(SYS_move_mount, -1, "", -1, "", 0);
 
-		k = fd >= 0 && r < 0 && errno != ENOSYS && errno != EPERM ? 1 : -1;
+		k = fd >= 0 && r < 0 && errno != ENOSYS && (errno != EPERM || geteuid()) ? 1 : -1;
 		if (fd >= 0)
 			close((int)fd);
 		atomic_store(&known, k);
@@ -201,7 +229,7 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 	struct statx sx;
 	struct stat null;
 	const char *why;
-	int walked = 0;
+	int walked;
 
 	*nbinds = 0;
 	for (size_t i = 0; i < scope->nrules; i++) {
@@ -234,25 +262,81 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 		return "the file has other names (hard links)";
 	if (S_ISREG(sx.stx_mode) && (stat("/dev/null", &null) || !S_ISCHR(null.st_mode)))
 		return "a file is covered by /dev/null, which is not here";
-	links_seen = 0;
-	link_found = false;
-	walk_binds = binds;
-	walk_nbinds = *nbinds;
-	if (S_ISDIR(sx.stx_mode))
-		walked = nftw(r->path, linked, 8, WALK_FLAGS);
-	walk_nbinds = 0;
-	if (link_found)
-		return "a file in it has another name (a hard link)";
-	/* A walk that failed (out of memory) looked at nothing. */
-	if (walked < 0) {
-		h->err = errno == ENOMEM ? ENOMEM : 0;
-		return "its files could not all be looked at";
-	}
+	if (S_ISDIR(sx.stx_mode) && (walked = walk(h, r->path, binds, *nbinds, false)))
+		return walked > 0 ? "a file in it has another name (a hard link)"
+		                  : "its files could not all be looked at";
 	if ((h->why = second_name(h, r->path)))
 		return h->why;
 	*c = (struct cover){ .path = r->path, .dev_major = sx.stx_dev_major,
 	                     .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
 	                     .dir = S_ISDIR(sx.stx_mode) };
+	return NULL;
+}
+
+/* Why rule r (read-only) cannot be sealed, or NULL with *c filled, and
+ * what beneath it is re-admitted in binds (*nbinds of them).  A seal binds
+ * the path on itself, read-only and nodev, in the child's namespace: no
+ * write reaches it there, and nothing above it is expanded.  It must be
+ * there, a directory or a file, lie in no denial (there it is granted only
+ * as the scope says), hold no mount (a bind of it alone would leave that
+ * one writable), no FIFO, socket or device among the first LINKS_LOOKED
+ * entries (a read-only mount leaves each open to writes; beyond them, a
+ * device opens nowhere: nodev), no other read-only path, nothing
+ * re-admitted but what can be bound back and lies in no denial of it; and
+ * be shown by no other view of the mount table. */
+static const char *unsealable(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
+                              struct cover *c, struct cover *binds, size_t *nbinds)
+{
+	const struct sbx_scope *scope = h->scope;
+	struct statx sx;
+	const char *why;
+	int walked;
+
+	*nbinds = 0;
+	for (size_t i = 0; i < scope->nrules; i++) {
+		const struct sbx_scope_rule *o = &scope->rules[i];
+
+		if (o == r || (left && left[i]))
+			continue;
+		if (!strcmp(o->path, r->path))
+			return "another rule names it too";
+		if (sbx__path_covers(o->path, r->path) && o->mode != SBX_MODE_ALLOW)
+			return "it lies in a denial or another read-only path";
+		if (!sbx__path_covers(r->path, o->path) || o->mode == SBX_MODE_DENY)
+			continue;
+		if (o->mode == SBX_MODE_READONLY)
+			return "another read-only path lies beneath it";
+		for (size_t d = 0; d < scope->nrules; d++)
+			if (scope->rules[d].mode == SBX_MODE_DENY && !(left && left[d]) &&
+			    sbx__path_covers(r->path, scope->rules[d].path) &&
+			    sbx__path_covers(scope->rules[d].path, o->path))
+				return "a path re-admitted beneath it lies in a denial";
+		if ((why = unbindable(h, o, left, &binds[*nbinds])))
+			return why;
+		if (bound_at(h->out, o->path))
+			continue;
+		if (h->out->nbinds + ++*nbinds > SBX_BINDS_MAX)
+			return "more than 16 paths beneath the hidden denials and sealed paths are "
+			       "re-admitted";
+	}
+	for (size_t i = 0; i < h->mounts->n; i++)
+		if (strcmp(h->mounts->v[i].point, r->path) &&
+		    sbx__path_covers(r->path, h->mounts->v[i].point))
+			return "a filesystem is mounted beneath it";
+	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	          STATX_TYPE | STATX_INO, &sx))
+		return "it cannot be looked at";
+	if (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode))
+		return "it is neither a directory nor a regular file";
+	if (S_ISDIR(sx.stx_mode) && (walked = walk(h, r->path, binds, *nbinds, true)))
+		return walked > 0 ? "it holds a FIFO, a socket or a device, which a read-only mount "
+		                    "leaves open to writes"
+		                  : "its files could not all be looked at";
+	if ((h->why = second_name(h, r->path)))
+		return h->why;
+	*c = (struct cover){ .path = r->path, .dev_major = sx.stx_dev_major,
+	                     .dev_minor = sx.stx_dev_minor, .ino = sx.stx_ino,
+	                     .dir = S_ISDIR(sx.stx_mode), .ro = true };
 	return NULL;
 }
 
@@ -284,7 +368,15 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 
 	if (!h->on)
 		return false;
-	if ((why = unhidable(h, r, left, &c, binds, &nbinds))) {
+	if (r->mode == SBX_MODE_READONLY &&
+	    (why = unsealable(h, r, left, &c, binds, &nbinds))) {
+		if (!h->err)
+			sbx__event_quiet(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
+			                 "%s is read-only by Landlock's rules, the directories above it "
+			                 "frozen: %s", r->path, why);
+		return false;
+	}
+	if (r->mode != SBX_MODE_READONLY && (why = unhidable(h, r, left, &c, binds, &nbinds))) {
 		if (implicit || h->err)
 			return false;
 		if (h->scope->flags & SBX_SCOPE_HIDE) {
@@ -356,10 +448,14 @@ static int highest_first(const void *a, const void *b)
 	return sbx__path_order(*(char *const *)a, *(char *const *)b, SIZE_MAX);
 }
 
+/* Whether path is pinned already, or sealed (a mount point in the child). */
 static bool pinned(const struct sbx_ruleset *out, const char *path)
 {
 	for (size_t i = 0; i < out->npins; i++)
 		if (!strcmp(out->pins[i], path))
+			return true;
+	for (size_t i = 0; i < out->ncovers; i++)
+		if (out->covers[i].ro && !strcmp(out->covers[i].path, path))
 			return true;
 	return false;
 }
@@ -391,16 +487,22 @@ int sbx__hide_settle(struct hider *h)
 	size_t kept = 0;
 	int err = 0;
 
-	out->nhidden = (unsigned)out->ncovers;
+	out->nhidden = 0;
+	for (size_t i = 0; i < out->ncovers; i++)
+		out->nhidden += !out->covers[i].ro;
 	if (out->ncovers)
 		qsort(out->covers, out->ncovers, sizeof(*out->covers), by_path);
 	if (out->nbinds)
 		qsort(out->binds, out->nbinds, sizeof(*out->binds), by_path);
-	/* Beneath a cover, nothing needs one of its own, but in what is bound
-	 * back into it. */
+	/* Beneath a denial's cover, nothing needs one of its own, but in what
+	 * is bound back into it; beneath a seal, every cover does. */
 	for (size_t i = 0; i < out->ncovers; i++) {
-		if (kept && sbx__path_covers(out->covers[kept - 1].path, out->covers[i].path) &&
-		    !sbx__hide_bound(out, out->covers[i].path)) {
+		bool under = false;
+
+		for (size_t j = kept; j-- > 0 && !under;)
+			under = !out->covers[j].ro &&
+			        sbx__path_covers(out->covers[j].path, out->covers[i].path);
+		if (under && !sbx__hide_bound(out, out->covers[i].path)) {
 			free((char *)out->covers[i].path);
 			continue;
 		}

@@ -65,12 +65,37 @@ CHILD static bool bound(const struct hiding *h, const char *path)
 	return in_binds(h->binds, h->nbinds, path);
 }
 
+/* Whether path lies in a sealed read-only path (or is one). */
+CHILD static bool sealed(const struct hiding *h, const char *path)
+{
+	for (size_t i = 0; i < h->ncovers; i++)
+		if (h->covers[i].ro && covers_path(h->covers[i].path, path))
+			return true;
+	return false;
+}
+
+/* Whether the lookup of rel from fd arrives at c's inode, past its cover:
+ * the inode a cover hides, or a sealed one on another mount than its
+ * seal's (a lookup that never crossed the seal). */
+CHILD static bool arrives(const struct cover *c, long fd, const char *rel)
+{
+	struct statx at, seal;
+	long flags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, mask = STATX_TYPE | STATX_INO;
+
+	if (sys5(SYS_statx, fd, (long)rel, flags, mask | STATX_MNT_ID, (long)&at) < 0 ||
+	    !is_cover(c, &at))
+		return false;
+	return !c->ro || sys5(SYS_statx, AT_FDCWD, (long)c->path, flags, mask | STATX_MNT_ID,
+	                      (long)&seal) < 0 ||
+	       seal.stx_mnt_id != at.stx_mnt_id;
+}
+
 /* Whether what is open as fd (AT_FDCWD: the working directory), at path,
- * reaches a hidden denial past its cover: it lies in one, or (a directory)
- * a lookup from it arrives at the inode the cover hides.  What lies in a
- * path bound back in is granted, but a directory opened before the covers
- * climbs through ".." to what they hide: only a directory entered again
- * through the binds (entered) does not. */
+ * reaches a hidden denial past its cover, or a sealed path past its seal:
+ * it lies in one, or (a directory) a lookup from it arrives there.  What
+ * lies in a path bound back in is granted, but a directory opened before
+ * the covers climbs through ".." to what they hide: only a directory
+ * entered again through the binds or the seal (entered) does not. */
 CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path, bool dir,
                                bool entered)
 {
@@ -78,15 +103,15 @@ CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path
 
 	for (size_t i = 0; i < h->ncovers; i++) {
 		const struct cover *c = &h->covers[i];
-		struct statx sx;
+		bool in_bind = bound(h, path);
 
-		if (covers_path(c->path, path) && (!bound(h, path) || (dir && !entered)))
+		if (covers_path(c->path, path) &&
+		    (in_bind || !c->ro ? !in_bind || (dir && !entered) : !(dir && entered)))
 			return true;
 		/* No way to name (too long): it is not known not to reach. */
 		if (dir && !way(path, c->path, rel, sizeof(rel)))
 			return true;
-		if (dir && statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &sx) >= 0 && sx.stx_ino == c->ino &&
-		    sx.stx_dev_major == c->dev_major && sx.stx_dev_minor == c->dev_minor)
+		if (dir && arrives(c, fd, rel))
 			return true;
 	}
 	return false;
@@ -419,10 +444,10 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 	if (r == -ENOENT)
 		return EXDEV;
 	if (r > 0 && (strip_path(cwd, r - 1), cwd[0] == '/')) {
-		bool in_bind = bound(h, cwd);
+		bool in_bind = bound(h, cwd) || sealed(h, cwd);
 
-		/* In a bind, entered again by its name (which proves the name);
-		 * elsewhere, the directory its name names. */
+		/* In a bind or a seal, entered again by its name (which proves
+		 * the name); elsewhere, the directory its name names. */
 		if (in_bind ? enter(cwd, call) != 0 : !named(cwd))
 			return EXDEV;
 		if (held_reaches(h, AT_FDCWD, cwd, true, in_bind))

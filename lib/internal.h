@@ -327,12 +327,13 @@ struct sbx_dir;
 struct notify_log;
 
 /* A denial hidden in the child's namespace (hide.c chooses it, cover.c
- * covers it), or a path bound back into one: the inode the compile found. */
+ * covers it), a read-only path sealed there (ro: bound on itself read-only),
+ * or a path bound back into either: the inode the compile found. */
 struct cover {
 	const char *path;
 	unsigned dev_major, dev_minor; /* as statx(2) gives them */
 	uint64_t ino;
-	bool dir;
+	bool dir, ro;
 };
 
 struct sbx_ruleset {
@@ -354,8 +355,8 @@ struct sbx_ruleset {
 	char **dropped;
 	size_t *unapplied; /* the scope's rules left out, by index (tree.c) */
 	size_t nunapplied;
-	/* Denials hidden in the child's own namespace (hide.c), sorted, none
-	 * beneath another, the dirs above pinned, highest first; none: expanded. */
+	/* Denials hidden and read-only paths sealed in the child's own namespace
+	 * (hide.c), sorted, the dirs above pinned, highest first. */
 	struct cover *covers;
 	size_t ncovers;
 	struct cover *binds; /* re-admitted paths beneath covers, bound back in */

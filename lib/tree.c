@@ -274,6 +274,12 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 
 		if (left[i])
 			continue;
+		/* Sealed: bound on itself read-only in the child. */
+		if (scope->rules[i].mode == SBX_MODE_READONLY && h &&
+		    sbx__hide_take(h, &scope->rules[i], left, false))
+			continue;
+		if (h && (err = h->err))
+			goto fail;
 		readonly |= scope->rules[i].mode == SBX_MODE_READONLY;
 		if (!why && scope->rules[i].mode == SBX_MODE_DENY && h) {
 			/* Hidden: covered in the child, nothing of it here. */
