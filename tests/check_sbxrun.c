@@ -283,7 +283,7 @@ START_TEST(test_sbxrun_options)
 	free(out);
 	char *ro[] = { SBXRUN, "--readonly", t.other, FSOP, "write", t.secret, NULL };
 	ck_assert_int_eq(sbxrun(ro, &out), 1);
-	ck_assert_ptr_nonnull(strstr(out, "EACCES"));
+	ck_assert_ptr_nonnull(strstr(out, "EACCES") ? out : strstr(out, "EROFS")); /* sealed */
 	free(out);
 	/* --abi 1: cross-directory links are refused outright. */
 	char *abi[] = { SBXRUN, "--abi", "1", "--deny", t.other, FSOP, "link",

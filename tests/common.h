@@ -45,6 +45,7 @@ Suite *suite_hide(void);
 Suite *suite_hide_held(void);
 Suite *suite_hide_race(void);
 Suite *suite_hide_bind(void);
+Suite *suite_hide_seal(void);
 Suite *suite_network(void);
 Suite *suite_childenv(void);
 Suite *suite_lifetime(void);

@@ -140,6 +140,26 @@ static int openat_fd(char **a)
 	return open_and_dump("openat", openat(atoi(a[0]), a[1], O_RDONLY));
 }
 
+/* Writes through an inherited directory descriptor, or reopens an
+ * inherited descriptor for writing through /proc (a read-only path's
+ * seal is a mount neither lookup crosses). */
+static int openat_write(char **a)
+{
+	int fd = openat(atoi(a[0]), a[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	return verdict(fd < 0 ? -1 : write(fd, "x", 1));
+}
+
+static int fd_reopen_write(char **a)
+{
+	char via[64];
+	int fd;
+
+	snprintf(via, sizeof(via), "/proc/self/fd/%s", a[0]);
+	fd = open(via, O_WRONLY | O_APPEND | O_CLOEXEC);
+	return verdict(fd < 0 ? -1 : write(fd, "x", 1));
+}
+
 /* Reads an inherited descriptor as it is, without opening anything. */
 static int fd_read(char **a)
 {
@@ -540,6 +560,8 @@ static const struct op {
 	{ "symlink-read", 3, symlink_read },
 	{ "symlink-create", 2, symlink_create },
 	{ "openat", 2, openat_fd },
+	{ "openat-write", 2, openat_write },
+	{ "fd-reopen-write", 1, fd_reopen_write },
 	{ "fd-read", 1, fd_read },
 	{ "fd-list", 1, fd_list },
 	{ "fchdir-read", 2, fchdir_read },

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* A read-only path sealed in the child's own mount namespace: bound on
+ * itself read-only, nothing above it expanded or frozen.  The agent's
+ * scope: the home directory read-only, its .ssh denied, the project in it
+ * re-admitted.  Each act is shown working without a scope first; expanded,
+ * the same scope freezes the directories above the home (the trap the
+ * seals are for). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/hide.h"
+
+static char proj[4400], notes[4400];
+
+/* The home directory read-only, its .ssh denied, its project re-admitted. */
+static void scope_home(sbx_scopeattr_t *s, int flags)
+{
+	snprintf(proj, sizeof(proj), "%s/proj", home);
+	snprintf(notes, sizeof(notes), "%s/notes", home);
+	mkdir(proj, 0755);
+	write_file(join(proj, "src"), "src\n", 0644);
+	write_file(notes, "notes\n", 0644);
+	scope_deny(s, ssh, flags);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(s, home), 0);
+	ck_assert_int_eq(sbx_scopeattr_addallow(s, proj), 0);
+}
+
+/* Whether the project is bound back into the sealed home here (not under
+ * qemu-user 7, which knows no open_tree(2): a SKIP line says so). */
+static bool can_seal(const char *test)
+{
+	sbx_scopeattr_t s;
+
+	if (!can_hide(test))
+		return false;
+	scope_home(&s, 0);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "echo ok"), "ok");
+	sbx_scopeattr_destroy(&s);
+	if (!strstr(said, "open_tree(2)"))
+		return true;
+	say_skip("SKIP %s: nothing is bound back here: %s\n", test, said);
+	said[0] = '\0';
+	return false;
+}
+
+START_TEST(test_hide_seal_readonly)
+{
+	char made[4600];
+	sbx_explanation_t ex;
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_seal(__func__))
+		return;
+	/* Expanded: the directory above the home is frozen. */
+	scope_home(&s, SBX_SCOPE_EXPAND);
+	WORKS(FSOP, "create", (char *)join(t.top, "fresh0"));
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(t.top, "fresh1")), "EACCES");
+	sbx_scopeattr_destroy(&s);
+
+	/* Sealed: nothing above the home frozen, nothing in it written. */
+	scope_home(&s, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(t.top, "fresh2")), "ok");
+	outcome(1, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", notes), "ok");
+	WORKS(FSOP, "write", notes);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "write", notes), "EROFS");
+	snprintf(made, sizeof(made), "%s/planted", home);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", made), "EROFS");
+	ck_assert_int_ne(access(made, F_OK), 0);
+	snprintf(made, sizeof(made), "%s/renamed", home);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "rename", notes, made), "EROFS");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "rename", home, (char *)join(t.top, "h2")), "EBUSY");
+	/* The project writable, the key out of reach. */
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(proj, "made")), "ok");
+	WORKS(FSOP, "read", key);
+	REFUSED(&s, FSOP, "read", key);
+	secret_intact();
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, notes, &ex), 0);
+	ck_assert_int_eq(ex.reason, SBX_REASON_READONLY);
+	ck_assert_int_eq(ex.access & (SBX_ACCESS_WRITE | SBX_ACCESS_CREATE | SBX_ACCESS_UNLINK), 0);
+	ck_assert_ptr_nonnull(strstr(ex.message, "sealed"));
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* What the child holds from before its namespace: its working directory
+ * in the seal is entered again, and read-only; a directory it inherits
+ * above the seal, and a file of the seal it inherits, would write past it
+ * (neither lookup crosses the seal): the spawn expands, and Landlock
+ * refuses the write. */
+START_TEST(test_hide_seal_held)
+{
+	char cmd[9000], num[16], *out = NULL;
+	sbx_scopeattr_t s;
+	int dir, file;
+
+	REQUIRE_LANDLOCK();
+	if (!can_seal(__func__))
+		return;
+	scope_home(&s, 0);
+	snprintf(cmd, sizeof(cmd), "touch rel 2>/dev/null && echo WROTE; touch '%s' && echo ok",
+	         join(t.top, "fresh"));
+	ck_assert_int_eq(run_scoped_cwd(NULL, home, ARGV("/bin/sh", "-c", cmd), &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "WROTE"));
+	free(out);
+	unlink(join(home, "rel"));
+	ck_assert_int_eq(run_scoped_cwd(&s, home, ARGV("/bin/sh", "-c", cmd), &out), 0);
+	ck_assert_msg(!strstr(out, "WROTE") && strstr(out, "ok"), "from the seal: %s", out);
+	free(out);
+	outcome(1, 0);
+
+	dir = open(t.top, O_RDONLY | O_DIRECTORY); /* left open past exec */
+	ck_assert_int_ge(dir, 0);
+	snprintf(num, sizeof(num), "%d", dir);
+	ck_assert_str_eq(verdict_of(NULL, ARGV(ESCAPE, "openat-write", num, "home/notes"), true,
+	                            NULL), "ok");
+	ck_assert_str_eq(VERDICT(&s, ESCAPE, "openat-write", num, "home/notes"), "EACCES");
+	outcome(0, 1);
+	close(dir);
+
+	file = open(notes, O_RDONLY); /* left open past exec */
+	ck_assert_int_ge(file, 0);
+	snprintf(num, sizeof(num), "%d", file);
+	ck_assert_str_eq(verdict_of(NULL, ARGV(ESCAPE, "fd-reopen-write", num), true, NULL), "ok");
+	ck_assert_str_eq(VERDICT(&s, ESCAPE, "fd-reopen-write", num), "EACCES");
+	outcome(0, 1);
+	close(file);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* What a read-only mount would leave open to writes keeps the path
+ * expanded, and says why: a FIFO in it. */
+START_TEST(test_hide_seal_fifo_expands)
+{
+	char fifo[4600];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_seal(__func__))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", home);
+	ck_assert_int_eq(mkfifo(fifo, 0666), 0);
+	scope_home(&s, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(t.top, "fresh")), "EACCES");
+	ck_assert_ptr_nonnull(strstr(said, "FIFO"));
+	ck_assert_str_eq(VERDICT(&s, FSOP, "write", notes), "EACCES");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+Suite *suite_hide_seal(void)
+{
+	Suite *su = suite_create("hide-seal");
+	TCase *tc = tcase_create("seal");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_hide_seal_readonly);
+	tcase_add_test(tc, test_hide_seal_held);
+	tcase_add_test(tc, test_hide_seal_fifo_expands);
+	suite_add_tcase(su, tc);
+	return su;
+}
