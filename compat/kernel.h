@@ -233,6 +233,7 @@ typedef struct __user_cap_data_struct {
 #define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x04U
 #define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x40U
 /* statfs(2)'s f_flags of a mount, and mount(2)'s flag of the same. */
+#define SBX_ST_RDONLY 0x1UL
 #define SBX_ST_NOSUID 0x2UL
 #define SBX_ST_NOEXEC 0x8UL
 #define SBX_ST_NOSYMFOLLOW 0x2000UL

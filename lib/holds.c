@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -75,19 +76,30 @@ CHILD static bool sealed(const struct hiding *h, const char *path)
 }
 
 /* Whether the lookup of rel from fd arrives at c's inode, past its cover:
- * the inode a cover hides, or a sealed one on another mount than its
- * seal's (a lookup that never crossed the seal). */
+ * the inode a cover hides, or a sealed one on a mount that writes (one
+ * that never crossed a seal: the seal, and each copy the pins above it
+ * made, are read-only; statfs(2) by its path, through /proc for a
+ * descriptor, takes no descriptor). */
 CHILD static bool arrives(const struct cover *c, long fd, const char *rel)
 {
-	struct statx at, seal;
-	long flags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, mask = STATX_TYPE | STATX_INO;
+	char via[PATH_MAX + 40];
+	struct statx at;
+	struct statfs sf;
+	size_t n = 0, len = strlen(rel);
 
-	if (sys5(SYS_statx, fd, (long)rel, flags, mask | STATX_MNT_ID, (long)&at) < 0 ||
-	    !is_cover(c, &at))
+	if (statx_of(fd, rel, AT_SYMLINK_NOFOLLOW, &at) < 0 || !is_cover(c, &at))
 		return false;
-	return !c->ro || sys5(SYS_statx, AT_FDCWD, (long)c->path, flags, mask | STATX_MNT_ID,
-	                      (long)&seal) < 0 ||
-	       seal.stx_mnt_id != at.stx_mnt_id;
+	if (!c->ro)
+		return true;
+	if (fd != AT_FDCWD) {
+		memcpy(via, "/proc/self/fd/", 14);
+		n = 14 + put_uint(via + 14, (unsigned long)fd);
+		via[n++] = '/';
+	}
+	if (n + len >= sizeof(via))
+		return true;
+	memcpy(via + n, rel, len + 1);
+	return sys(SYS_statfs, (long)via, (long)&sf, 0, 0) < 0 || !(sf.f_flags & SBX_ST_RDONLY);
 }
 
 /* Whether what is open as fd (AT_FDCWD: the working directory), at path,

@@ -116,6 +116,13 @@ START_TEST(test_hide_seal_held)
 	ck_assert_msg(!strstr(out, "WROTE") && strstr(out, "ok"), "from the seal: %s", out);
 	free(out);
 	outcome(1, 0);
+	/* Above it (beneath the pins, where a lookup meets the seal the pins
+	 * copied): the spawn runs sealed too. */
+	snprintf(cmd, sizeof(cmd), "touch home/rel 2>/dev/null && echo WROTE; touch fresh2 && echo ok");
+	ck_assert_int_eq(run_scoped_cwd(&s, t.top, ARGV("/bin/sh", "-c", cmd), &out), 0);
+	ck_assert_msg(!strstr(out, "WROTE") && strstr(out, "ok"), "from above the seal: %s", out);
+	free(out);
+	outcome(1, 0);
 
 	dir = open(t.top, O_RDONLY | O_DIRECTORY); /* left open past exec */
 	ck_assert_int_ge(dir, 0);

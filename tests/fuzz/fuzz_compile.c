@@ -325,18 +325,23 @@ static bool bound(const struct sbx_ruleset *rs, const char *path)
 
 /* What the grants give path, where no cover takes it away: a hidden
  * denial's cover, in the child's own mount namespace, leaves nothing of
- * what it covers (hide.c). */
+ * what it covers; a read-only path's seal, a read-only mount, leaves what
+ * reads (hide.c). */
 static uint64_t effective(const struct model *m, const char *path)
 {
 	uint64_t access = 0;
+	bool sealed = false;
 
 	for (size_t i = 0; m->rs && i < m->rs->ncovers; i++)
-		if (covers(m->rs->covers[i].path, path) && !bound(m->rs, path))
-			return 0;
+		if (covers(m->rs->covers[i].path, path) && !bound(m->rs, path)) {
+			if (!m->rs->covers[i].ro)
+				return 0;
+			sealed = true;
+		}
 	for (size_t i = 0; i < m->g->n; i++)
 		if (covers(m->g->v[i].path, path))
 			access |= m->g->v[i].access;
-	return access;
+	return sealed ? access & m->read : access;
 }
 
 static void check_path(const struct model *m, const char *path, bool is_dir)
@@ -482,10 +487,12 @@ static bool named_otherwise(const struct sbx_scope *scope, dev_t dev, ino_t ino)
  * anywhere else is no more than the rest of the tree gets. */
 static bool covered(const struct sbx_ruleset *rs, const struct grant *g)
 {
+	/* A seal takes no grant away but writes. */
 	for (size_t i = 0; rs && i < rs->ncovers; i++)
-		if ((makedev(rs->covers[i].dev_major, rs->covers[i].dev_minor) == g->dev &&
-		     rs->covers[i].ino == g->ino) ||
-		    (covers(rs->covers[i].path, g->path) && !bound(rs, g->path)))
+		if (!rs->covers[i].ro &&
+		    ((makedev(rs->covers[i].dev_major, rs->covers[i].dev_minor) == g->dev &&
+		      rs->covers[i].ino == g->ino) ||
+		     (covers(rs->covers[i].path, g->path) && !bound(rs, g->path))))
 			return true;
 	return false;
 }
