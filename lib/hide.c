@@ -314,9 +314,8 @@ static const char *unsealable(struct hider *h, const struct sbx_scope_rule *r, c
 				return "a path re-admitted beneath it lies in a denial";
 		if ((why = unbindable(h, o, left, &binds[*nbinds])))
 			return why;
-		if (bound_at(h->out, o->path))
-			continue;
-		if (h->out->nbinds + ++*nbinds > SBX_BINDS_MAX)
+		/* Not bound already, for a seal or denial above this one. */
+		if (!bound_at(h->out, o->path) && h->out->nbinds + ++*nbinds > SBX_BINDS_MAX)
 			return "more than 16 paths beneath the hidden denials and sealed paths are "
 			       "re-admitted";
 	}
