@@ -135,7 +135,7 @@ bool sbx__hide_current(const struct sbx_ruleset *rs)
 		if (statx(AT_FDCWD, c->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		          STATX_TYPE | STATX_INO | STATX_NLINK, &sx) ||
 		    !is_cover(c, &sx) || S_ISDIR(sx.stx_mode) != c->dir ||
-		    (!c->dir && sx.stx_nlink != 1))
+		    (!c->dir && !c->ro && sx.stx_nlink != 1))
 			return false;
 	}
 	return true;
