@@ -38,10 +38,12 @@ enum {
 	H_ONE_1000,
 	H_AGENT_EXP,
 	H_AGENT_HIDE,
+	H_RO_EXP,
+	H_RO_SEAL,
 	H_COUNT
 };
 
-static sbx_scopeattr_t hide_once, one_60, one_1000, agent_exp, agent_hide;
+static sbx_scopeattr_t hide_once, one_60, one_1000, agent_exp, agent_hide, ro_exp, ro_seal;
 
 /* The agent's scope: the home denied, one project in it re-admitted (bound
  * back into the cover, hidden; expanded, every directory above the home
@@ -56,6 +58,30 @@ static void agent(sbx_scopeattr_t *s, int flags, struct variant *v)
 	if (sbx_scopeattr_addallow(s, proj) || sbx_scopeattr_compile(s))
 		snprintf(v->skip, sizeof(v->skip), "not measured: the scope did not compile%s",
 		         flags & SBX_SCOPE_HIDE ? " hidden (sbxrun --status)" : "");
+}
+
+/* The agent's scope made read-only: the home read-only, its .ssh denied,
+ * one project re-admitted (sealed: the home bound on itself read-only, the
+ * project bound back into it; expanded, every directory above the home
+ * frozen), compiled once. */
+static void agent_ro(sbx_scopeattr_t *s, int flags, struct variant *v)
+{
+	char home[PATH_MAX], proj[PATH_MAX];
+	const struct sbx_ruleset *rs;
+	size_t seals = 0;
+
+	join(home, fixture_root, "home");
+	join(proj, home, "projects/p0001");
+	scope_make_way(s, &deny_home[3], 1, false, flags);
+	if (sbx_scopeattr_addreadonly(s, home) || sbx_scopeattr_addallow(s, proj) ||
+	    sbx_scopeattr_compile(s)) {
+		snprintf(v->skip, sizeof(v->skip), "not measured: the scope did not compile");
+		return;
+	}
+	for (size_t i = 0; (rs = s->__scope->snapshot) && i < rs->ncovers; i++)
+		seals += rs->covers[i].ro;
+	if ((flags & SBX_SCOPE_HIDE) && !seals)
+		snprintf(v->skip, sizeof(v->skip), "not measured: the home is not sealed here");
 }
 
 static int spawn_hidden_new(const struct variant *v, pid_t *pid)
@@ -91,7 +117,12 @@ static int spawn_hidden_floor(const struct variant *v, pid_t *pid)
 		          !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE | MS_SILENT, NULL);
 
 		for (size_t i = 0; ok && i < rs->ncovers; i++)
-			ok = rs->covers[i].dir
+			ok = rs->covers[i].ro
+			             ? !mount(rs->covers[i].path, rs->covers[i].path, NULL,
+			                      MS_BIND | MS_SILENT, NULL) &&
+			               !mount(NULL, rs->covers[i].path, NULL,
+			                      MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV | MS_SILENT, NULL)
+			     : rs->covers[i].dir
 			             ? !mount("floor", rs->covers[i].path, "tmpfs",
 			                      MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SILENT,
 			                      "mode=0")
@@ -144,6 +175,12 @@ void hide_section(void)
 	                                   .spawn = spawn_sbx, .scope = &agent_exp };
 	v[H_AGENT_HIDE] = (struct variant){ .name = "the same hidden, the project bound back",
 	                                    .spawn = spawn_sbx, .scope = &agent_hide };
+	v[H_RO_EXP] = (struct variant){ .name = "read-only home, project: expanded",
+	                                .spawn = spawn_sbx, .scope = &ro_exp };
+	v[H_RO_SEAL] = (struct variant){ .name = "read-only home, project: sealed",
+	                                 .spawn = spawn_sbx, .scope = &ro_seal };
+	agent_ro(&ro_exp, SBX_SCOPE_EXPAND, &v[H_RO_EXP]);
+	agent_ro(&ro_seal, SBX_SCOPE_HIDE, &v[H_RO_SEAL]);
 	agent(&agent_exp, SBX_SCOPE_EXPAND, &v[H_AGENT_EXP]);
 	agent(&agent_hide, SBX_SCOPE_HIDE, &v[H_AGENT_HIDE]);
 	hidden(&hide_once, deny_home, 4, &v[H_HIDE_ONCE]);
@@ -204,4 +241,6 @@ void hide_section(void)
 	sbx_scopeattr_destroy(&one_1000);
 	sbx_scopeattr_destroy(&agent_exp);
 	sbx_scopeattr_destroy(&agent_hide);
+	sbx_scopeattr_destroy(&ro_exp);
+	sbx_scopeattr_destroy(&ro_seal);
 }
