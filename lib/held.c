@@ -12,7 +12,9 @@
  *   one of a sibling, through "..";
  * - any other descriptor it inherits, or one a file action opens (in the
  *   child's own namespace, where the covers are made after it), that lies
- *   in a hidden denial (a reopen through /proc/self/fd reaches it whole);
+ *   in a hidden denial (a reopen through /proc/self/fd reaches it whole),
+ *   and an io_uring or fanotify group it inherits (what they hold, or
+ *   hand out, was opened before the namespace);
  * - a working directory in one, or one taken from an inherited directory
  *   (fchdir), wherever it lies.
  *
@@ -72,6 +74,14 @@ static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered,
 		}
 	}
 	return false;
+}
+
+/* Whether a descriptor whose link reads path holds others opened before
+ * the namespace, for the command to take out: an io_uring (its registered
+ * files), a fanotify group (its events). */
+static bool carries(const char *path)
+{
+	return !strcmp(path, "anon_inode:[io_uring]") || !strcmp(path, "anon_inode:[fanotify]");
 }
 
 static bool is_dir(int fd)
@@ -158,8 +168,8 @@ static struct slot *set(struct walk *w, struct slot now, const char *path)
 	free(s->path);
 	*s = now;
 	s->path = NULL;
-	if (now.open && path && path[0] == '/') {
-		s->inside = inside(w->rs, path, false, now.cut);
+	if (now.open && path && (path[0] == '/' || carries(path))) {
+		s->inside = path[0] != '/' || inside(w->rs, path, false, now.cut);
 		if (!(s->path = strdup(path)))
 			w->err = ENOMEM;
 	}
@@ -267,7 +277,7 @@ static void caller_fds(struct walk *w)
 			cut = false;
 			if (!path_of(dir, fd, path, &cut))
 				path[0] = '\0';
-			if (dir_fd || inside(w->rs, path, false, cut))
+			if (dir_fd || inside(w->rs, path, false, cut) || carries(path))
 				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd,
 				                      .cut = cut }, path);
 		}

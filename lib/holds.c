@@ -184,6 +184,20 @@ CHILD static bool same(const struct seen_fd *e, const struct statx *sx)
 	                     sx->stx_btime.tv_nsec == e->born_nsec));
 }
 
+/* Whether a descriptor whose link reads link (len bytes, no path) holds
+ * others the command can take out, opened before its namespace: an
+ * io_uring's registered files (IORING_OP_FIXED_FD_INSTALL), a fanotify
+ * group's events (each a descriptor of the file, on the caller's mounts).
+ * A pipe or a socket is not taken for one (a socket's queue is documented:
+ * sbx_posix_spawn(3)). */
+CHILD static bool carrier(const char *link, long len)
+{
+	static const char ring[] = "anon_inode:[io_uring]", group[] = "anon_inode:[fanotify]";
+
+	return (len == (long)sizeof(ring) - 1 && !memcmp(link, ring, sizeof(ring) - 1)) ||
+	       (len == (long)sizeof(group) - 1 && !memcmp(link, group, sizeof(group) - 1));
+}
+
 /* What is open as fd, taken as one file: its link read by its name in
  * the open /proc/self/fd (dir; a third of the cost of the whole path), or
  * where no descriptor was left for that, by the whole path (dir -1); its
@@ -209,8 +223,10 @@ CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_d
 	len = sys(SYS_readlinkat, at, (long)(link + skip), (long)path, PATH_MAX);
 	if (len == -ENAMETOOLONG || len >= PATH_MAX)
 		return true;
-	if (len <= 0 || path[0] != '/')
-		return false; /* a pipe, a socket: no path */
+	if (len > 0 && path[0] != '/')
+		return carrier(path, len);
+	if (len <= 0)
+		return false;
 	/* Not granted by a path bound back: a file of the denial named as
 	 * one, " (deleted)" after it, would pass for it. */
 	if (strip_path(path, len) && bound(h, path))

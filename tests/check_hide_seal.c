@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tests/hide.h"
@@ -144,6 +145,64 @@ START_TEST(test_hide_seal_held)
 }
 END_TEST
 
+/* An inherited io_uring (and, for root, a fanotify group) holds descriptors
+ * opened before the child's namespace, which the command can take out: a
+ * directory registered with the ring reads the key past its cover
+ * (IORING_OP_FIXED_FD_INSTALL; an outside attack wrote into a seal so).
+ * Inherited, either makes the spawn expand; close-on-exec, it hides. */
+START_TEST(test_hide_held_carriers)
+{
+	unsigned char p[120] = { 0 }; /* struct io_uring_params */
+	char num[16], *out = NULL;
+	sbx_scopeattr_t s;
+	int ring, dir, group;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	ring = (int)syscall(SYS_io_uring_setup, 4, p);
+	if (ring < 0) {
+		say_skip("SKIP %s (io_uring): no ring can be made here (%s)\n", __func__,
+		         strerror(errno));
+	} else {
+		dir = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(dir, 0);
+		ck_assert_int_eq(syscall(SYS_io_uring_register, ring, 2 /* REGISTER_FILES */, &dir, 1), 0);
+		close(dir);
+		ck_assert_int_eq(fcntl(ring, F_SETFD, 0), 0); /* left open past exec */
+		snprintf(num, sizeof(num), "%d", ring);
+		out = verdict_of(NULL, ARGV(ESCAPE, "uring-install", num, ".ssh/id"), true, NULL);
+		if (!strcmp(out, "ok")) {
+			scope_deny(&s, ssh, 0);
+			REFUSED(&s, ESCAPE, "uring-install", num, ".ssh/id");
+			outcome(0, 1);
+			ck_assert_ptr_nonnull(strstr(said, "io_uring"));
+			ck_assert_int_eq(fcntl(ring, F_SETFD, FD_CLOEXEC), 0);
+			REFUSED(&s, FSOP, "read", key);
+			outcome(1, 0);
+			sbx_scopeattr_destroy(&s);
+		} else {
+			say_skip("SKIP %s (io_uring): the ring's file cannot be installed here "
+			         "without the library either (%s)\n", __func__, out);
+		}
+		close(ring);
+	}
+	group = (int)syscall(SYS_fanotify_init, 0 /* FAN_CLASS_NOTIF */, O_RDONLY);
+	if (group < 0) {
+		say_skip("SKIP %s (fanotify): a group needs CAP_SYS_ADMIN (%s)\n", __func__,
+		         strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(fcntl(group, F_SETFD, 0), 0);
+	scope_deny(&s, ssh, 0);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(0, 1);
+	ck_assert_ptr_nonnull(strstr(said, "fanotify"));
+	sbx_scopeattr_destroy(&s);
+	close(group);
+}
+END_TEST
+
 /* What a read-only mount would leave open to writes keeps the path
  * expanded, and says why: a FIFO in it. */
 START_TEST(test_hide_seal_fifo_expands)
@@ -174,6 +233,7 @@ Suite *suite_hide_seal(void)
 	tcase_add_test(tc, test_hide_seal_readonly);
 	tcase_add_test(tc, test_hide_seal_held);
 	tcase_add_test(tc, test_hide_seal_fifo_expands);
+	tcase_add_test(tc, test_hide_held_carriers);
 	suite_add_tcase(su, tc);
 	return su;
 }

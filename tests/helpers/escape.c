@@ -477,6 +477,38 @@ static int uring_openat(char **a)
 	return open_and_dump("openat", res < 0 ? -1 : res);
 }
 
+/* uring-install RING REL: a file RING (an io_uring this process inherits,
+ * made with 4 entries) holds registered at index 0, installed as a
+ * descriptor of this process (IORING_OP_FIXED_FD_INSTALL), and REL read
+ * from it.  The ring's layout is learned from one made here alike. */
+static int uring_install(char **a)
+{
+	struct ring mine, r;
+	struct io_uring_sqe sqe = { .opcode = 54 /* IORING_OP_FIXED_FD_INSTALL */,
+	                            .flags = IOSQE_FIXED_FILE, .fd = 0 };
+	int res;
+
+	if (ring_setup(&mine, 0) < 0) {
+		printf("unavailable %s\n", name(errno));
+		return 3;
+	}
+	r = mine;
+	r.fd = atoi(a[0]);
+	r.sq = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, IORING_OFF_SQ_RING);
+	r.cq = (r.p.features & IORING_FEAT_SINGLE_MMAP)
+	               ? r.sq
+	               : mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, IORING_OFF_CQ_RING);
+	r.sqes = mmap(NULL, r.p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+	              MAP_SHARED, r.fd, IORING_OFF_SQES);
+	if (r.sq == MAP_FAILED || r.cq == MAP_FAILED || r.sqes == MAP_FAILED)
+		return verdict(step("mmap", -1));
+	if ((res = ring_run(&r, &sqe)) < 0) {
+		errno = -res;
+		return verdict(step("install", -1));
+	}
+	return open_and_dump("openat", openat(res, a[1], O_RDONLY));
+}
+
 /* uring-renameat OLD NEW */
 static int uring_renameat(char **a)
 {
@@ -505,6 +537,11 @@ static int uring_openat(char **a)
 }
 
 static int uring_renameat(char **a)
+{
+	return uring_openat(a);
+}
+
+static int uring_install(char **a)
 {
 	return uring_openat(a);
 }
@@ -580,6 +617,7 @@ static const struct op {
 	{ "vm-read", 3, vm_read },
 	{ "uring-openat", 2, uring_openat },
 	{ "uring-renameat", 2, uring_renameat },
+	{ "uring-install", 2, uring_install },
 	{ "mknod", 2, do_mknod },
 	{ "chmod", 2, do_chmod },
 	{ "inotify", 1, watch_names },
