@@ -107,7 +107,7 @@ static const char *second_name(struct hider *h, const char *path)
 #define LINKS_LOOKED 1024
 
 static _Thread_local size_t links_seen;
-static _Thread_local bool link_found, walk_seal;
+static _Thread_local bool link_found, walk_seal, walk_sockets;
 static _Thread_local const struct cover *walk_binds;
 static _Thread_local size_t walk_nbinds;
 
@@ -130,8 +130,10 @@ static int linked(const char *path, const struct stat *st, int type, struct FTW 
 		if (sbx__path_covers(walk_binds[i].path, path))
 			return ++links_seen > LINKS_LOOKED ? WALK_STOP : WALK_SKIP;
 	/* A seal's walk looks for what a read-only mount leaves open to
-	 * writes: a FIFO, a socket, a device. */
-	if (type == FTW_F && (walk_seal ? !S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode)
+	 * writes: a FIFO, a device, a socket where connecting is Landlock's
+	 * to refuse (the scope names the sockets that may be: sockets.c). */
+	if (type == FTW_F && (walk_seal ? !S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode) &&
+	                                          (!S_ISSOCK(st->st_mode) || walk_sockets)
 	                                : S_ISREG(st->st_mode) && st->st_nlink > 1))
 		return link_found = true, WALK_STOP;
 	return ++links_seen > LINKS_LOOKED ? WALK_STOP : 0;
@@ -149,6 +151,7 @@ static int walk(struct hider *h, const char *path, const struct cover *binds, si
 	links_seen = 0;
 	link_found = false;
 	walk_seal = seal;
+	walk_sockets = h->scope->nsockets != 0;
 	walk_binds = binds;
 	walk_nbinds = nbinds;
 	walked = nftw(path, linked, 8, WALK_FLAGS);
@@ -280,9 +283,9 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
  * write reaches it there, and nothing above it is expanded.  It must be
  * there, a directory or a file, lie in no denial (there it is granted only
  * as the scope says), hold no mount (a bind of it alone would leave that
- * one writable), no FIFO, socket or device among the first LINKS_LOOKED
- * entries (a read-only mount leaves each open to writes; beyond them, a
- * device opens nowhere: nodev), no other read-only path, nothing
+ * one writable), no FIFO or device among the first LINKS_LOOKED entries,
+ * nor a socket where the scope restricts connecting (a read-only mount
+ * leaves each open to writes; beyond them, a device opens nowhere: nodev), no other read-only path, nothing
  * re-admitted but what can be bound back and lies in no denial of it; and
  * be shown by no other view of the mount table. */
 static const char *unsealable(struct hider *h, const struct sbx_scope_rule *r, const bool *left,
@@ -329,7 +332,7 @@ static const char *unsealable(struct hider *h, const struct sbx_scope_rule *r, c
 	if (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode))
 		return "it is neither a directory nor a regular file";
 	if (S_ISDIR(sx.stx_mode) && (walked = walk(h, r->path, binds, *nbinds, true)))
-		return walked > 0 ? "it holds a FIFO, a socket or a device, which a read-only mount "
+		return walked > 0 ? "it holds a FIFO, a device or a socket, which a read-only mount "
 		                    "leaves open to writes"
 		                  : "its files could not all be looked at";
 	if ((h->why = second_name(h, r->path)))
