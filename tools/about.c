@@ -228,7 +228,8 @@ static void status_hiding(void)
 	char why[256];
 
 	if (sbx__hide_probe(why, sizeof(why)))
-		printf("hiding: works (%s): a denial is covered there, nothing above it frozen\n", why);
+		printf("hiding: works (%s): a denial is covered there, a read-only path sealed, "
+		       "nothing above either frozen\n", why);
 	else
 		printf("hiding: unavailable (%s): every denial is expanded, the directories above it "
 		       "frozen\n", why);
