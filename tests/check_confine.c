@@ -22,14 +22,26 @@
 
 #define ALLOWED(scope, op, a, b) ck_assert_str_eq(fsop_verdict(scope, op, a, b), "ok")
 #define DENIED(scope, op, a, b) ck_assert_str_eq(fsop_verdict(scope, op, a, b), "EACCES")
-/* A write refused in a read-only path: by Landlock, or (sealed, where the
- * child can hide; not where expand) by the read-only mount. */
+/* A write refused in a read-only path: by the read-only mount where the
+ * path is sealed (its explanation says so; never where expand), else by
+ * Landlock. */
 #define READ_ONLY(scope, op, a, b, expand)                                                  \
 	do {                                                                                \
 		const char *v_ = fsop_verdict(scope, op, a, b);                             \
-		ck_assert_msg(!strcmp(v_, "EACCES") || (!(expand) && !strcmp(v_, "EROFS")), \
-		              "%s %s: %s, not refused", op, a, v_);                         \
+		bool sealed_ = sealed_at(scope, b ? b : a);                                 \
+		ck_assert_msg(!((expand) && sealed_), "%s: sealed, and expand asked", a);   \
+		ck_assert_msg(!strcmp(v_, sealed_ ? "EROFS" : "EACCES"),                    \
+		              "%s %s: %s, not refused (sealed: %d)", op, a, v_, sealed_);   \
 	} while (0)
+
+/* Whether path lies in a sealed read-only path, as the scope explains it. */
+static bool sealed_at(const sbx_scopeattr_t *scope, const char *path)
+{
+	sbx_explanation_t x;
+
+	ck_assert_int_eq(sbx_scopeattr_explain(scope, path, &x), 0);
+	return strstr(x.message, "sealed") != NULL;
+}
 /* A link or rename that Landlock refuses is EXDEV where only the move
  * across directories is in question, EACCES otherwise: both are denials. */
 #define DENIED_MOVE(scope, op, a, b)                                              \

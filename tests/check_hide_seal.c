@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,6 +21,8 @@
 #include <unistd.h>
 
 #include "tests/hide.h"
+
+extern char **environ;
 
 static char proj[4400], notes[4400];
 
@@ -51,6 +55,53 @@ static bool can_seal(const char *test)
 	say_skip("SKIP %s: nothing is bound back here: %s\n", test, said);
 	said[0] = '\0';
 	return false;
+}
+
+/* The options of the mount at path in the child's table under s (the
+ * last line that names it: the one its name reaches), or "". */
+static const char *options_at(const sbx_scopeattr_t *s, const char *path)
+{
+	static char opts[256];
+	char *out = NULL, point[4700], *p, *hit = NULL;
+
+	verdict_of(s, ARGV("/bin/cat", "/proc/self/mountinfo"), false, &out);
+	snprintf(point, sizeof(point), " %s ", path);
+	for (p = out; (p = strstr(p, point)); p++)
+		hit = p + strlen(point);
+	opts[0] = '\0';
+	if (hit)
+		sscanf(hit, "%255s", opts);
+	free(out);
+	return opts;
+}
+
+/* argv under s with a file action that opens path read-only as fd 7:
+ * the verdict, as verdict_of. */
+static const char *with_open(const sbx_scopeattr_t *s, const char *path, char *const argv[])
+{
+	static char v[256];
+	sbx_file_actions_t fa;
+	int out = memfd_create("out", MFD_CLOEXEC), err;
+	char *o = calloc(1, 65536), *nl;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(o);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, out, 1);
+	sbx_file_actions_adddup2(&fa, out, 2);
+	sbx_file_actions_addopen(&fa, 7, path, O_RDONLY, 0);
+	err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, s, argv, environ);
+	sbx_file_actions_destroy(&fa);
+	ck_assert_msg(!err, "the spawn failed: %s (%s)", sbx_strerror(err), said);
+	wait_status(pid);
+	ck_assert_int_ge(pread(out, o, 65535, 0), 0);
+	close(out);
+	while ((nl = strrchr(o, '\n')) && !nl[1])
+		*nl = '\0';
+	nl = strrchr(o, '\n');
+	snprintf(v, sizeof(v), "%s", nl ? nl + 1 : o);
+	free(o);
+	return v;
 }
 
 START_TEST(test_hide_seal_readonly)
@@ -101,8 +152,22 @@ START_TEST(test_hide_seal_readonly)
 	ck_assert_int_eq(ex.reason, SBX_REASON_READONLY);
 	ck_assert_int_eq(ex.access & (SBX_ACCESS_WRITE | SBX_ACCESS_CREATE | SBX_ACCESS_UNLINK), 0);
 	ck_assert_ptr_nonnull(strstr(ex.message, "sealed"));
+	/* The child's table: the home a mount there, read-only and nodev;
+	 * no mount without a scope. */
+	ck_assert_str_eq(options_at(NULL, home), "");
+	ck_assert_msg(!strncmp(options_at(&s, home), "ro,", 3) &&
+	                      strstr(options_at(&s, home), "nodev"),
+	              "the seal's mount: %s", options_at(&s, home));
 	sbx_scopeattr_destroy(&s);
 	close(sock);
+
+	/* Where the scope names sockets, one in the home keeps it expanded
+	 * (a read-only mount leaves it open to connections). */
+	scope_home(&s, 0);
+	ck_assert_int_eq(sbx_scopeattr_allowsocket(&s, "/run/sbxspawn-none.sock"), 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "write", notes), "EACCES");
+	ck_assert_ptr_nonnull(strstr(said, "socket"));
+	sbx_scopeattr_destroy(&s);
 }
 END_TEST
 
@@ -147,6 +212,11 @@ START_TEST(test_hide_seal_held)
 	ck_assert_str_eq(VERDICT(&s, ESCAPE, "openat-write", num, "home/notes"), "EACCES");
 	outcome(0, 1);
 	close(dir);
+
+	/* A file action's descriptor of a file in the seal: the same. */
+	ck_assert_str_eq(with_open(NULL, notes, ARGV(ESCAPE, "fd-reopen-write", "7")), "ok");
+	ck_assert_str_eq(with_open(&s, notes, ARGV(ESCAPE, "fd-reopen-write", "7")), "EACCES");
+	outcome(0, 1);
 
 	file = open(notes, O_RDONLY); /* left open past exec */
 	ck_assert_int_ge(file, 0);
@@ -217,6 +287,44 @@ START_TEST(test_hide_held_carriers)
 }
 END_TEST
 
+/* A sealed file: written nowhere, removed and renamed nowhere (a mount
+ * point), its directory as writable as before; the seal keeps the mount's
+ * nosuid and noexec (a remount clears what it does not name). */
+START_TEST(test_hide_seal_file)
+{
+	char made[4600], flags[4600];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_seal(__func__))
+		return;
+	snprintf(notes, sizeof(notes), "%s/notes", home);
+	write_file(notes, "notes\n", 0644);
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, notes), 0);
+	WORKS(FSOP, "write", notes);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "write", notes), "EROFS");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "truncate", notes), "EROFS");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "unlink", notes), "EBUSY");
+	snprintf(made, sizeof(made), "%s/renamed", home);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "rename", notes, made), "EBUSY");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(home, "beside")), "ok");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", notes), "ok");
+	sbx_scopeattr_destroy(&s);
+
+	if (private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	snprintf(flags, sizeof(flags), "%s/flags", t.top);
+	ck_assert_int_eq(mkdir(flags, 0755), 0);
+	ck_assert_int_eq(mount("sbxtest", flags, "tmpfs", MS_NOSUID | MS_NOEXEC, NULL), 0);
+	ck_assert_str_eq(options_at(NULL, flags), "rw,nosuid,noexec,relatime");
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_addreadonly(&s, flags), 0);
+	ck_assert_str_eq(options_at(&s, flags), "ro,nosuid,nodev,noexec,relatime");
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* What a read-only mount would leave open to writes keeps the path
  * expanded, and says why: a FIFO in it. */
 START_TEST(test_hide_seal_fifo_expands)
@@ -246,6 +354,7 @@ Suite *suite_hide_seal(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_hide_seal_readonly);
 	tcase_add_test(tc, test_hide_seal_held);
+	tcase_add_test(tc, test_hide_seal_file);
 	tcase_add_test(tc, test_hide_seal_fifo_expands);
 	tcase_add_test(tc, test_hide_held_carriers);
 	suite_add_tcase(su, tc);
