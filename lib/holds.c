@@ -194,8 +194,8 @@ CHILD static bool carrier(const char *link, long len)
 {
 	static const char ring[] = "anon_inode:[io_uring]", group[] = "anon_inode:[fanotify]";
 
-	return (len == (long)sizeof(ring) - 1 && !memcmp(link, ring, sizeof(ring) - 1)) ||
-	       (len == (long)sizeof(group) - 1 && !memcmp(link, group, sizeof(group) - 1));
+	return (len == (long)sizeof(ring) - 1 && !strncmp(link, ring, sizeof(ring) - 1)) ||
+	       (len == (long)sizeof(group) - 1 && !strncmp(link, group, sizeof(group) - 1));
 }
 
 /* What is open as fd, taken as one file: its link read by its name in

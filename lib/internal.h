@@ -326,9 +326,8 @@ int sbx__ruleset_add(int ruleset_fd, int fd, uint64_t access);
 struct sbx_dir;
 struct notify_log;
 
-/* A denial hidden in the child's namespace (hide.c chooses it, cover.c
- * covers it), a read-only path sealed there (ro: bound on itself read-only),
- * or a path bound back into either: the inode the compile found. */
+/* A denial hidden, or a read-only path sealed (ro), in the child's namespace
+ * (hide.c, cover.c), or a path bound back into either: the inode found. */
 struct cover {
 	const char *path;
 	unsigned dev_major, dev_minor; /* as statx(2) gives them */
