@@ -113,6 +113,19 @@ CHILD static inline bool in_binds(const struct cover *binds, size_t n, const cha
 	return false;
 }
 
+/* Whether a descriptor whose link reads link (len bytes, no path) holds
+ * others the command can take out, opened before its namespace: an
+ * io_uring's registered files (IORING_OP_FIXED_FD_INSTALL), a fanotify
+ * group's events.  A pipe or a socket is not taken for one (a socket's
+ * queue is documented: sbx_posix_spawn(3)). */
+CHILD static inline bool carries_fds(const char *link, size_t len)
+{
+	static const char ring[] = "anon_inode:[io_uring]", group[] = "anon_inode:[fanotify]";
+
+	return (len == sizeof(ring) - 1 && !strncmp(link, ring, len)) ||
+	       (len == sizeof(group) - 1 && !strncmp(link, group, len));
+}
+
 /* At most this many re-admitted paths are bound back into the covers of
  * one ruleset: the child holds a descriptor of each while it covers. */
 #define SBX_BINDS_MAX 16

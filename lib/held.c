@@ -76,14 +76,6 @@ static bool inside(const struct sbx_ruleset *rs, const char *path, bool entered,
 	return false;
 }
 
-/* Whether a descriptor whose link reads path holds others opened before
- * the namespace, for the command to take out: an io_uring (its registered
- * files), a fanotify group (its events). */
-static bool carries(const char *path)
-{
-	return !strcmp(path, "anon_inode:[io_uring]") || !strcmp(path, "anon_inode:[fanotify]");
-}
-
 static bool is_dir(int fd)
 {
 	struct stat st;
@@ -168,7 +160,7 @@ static struct slot *set(struct walk *w, struct slot now, const char *path)
 	free(s->path);
 	*s = now;
 	s->path = NULL;
-	if (now.open && path && (path[0] == '/' || carries(path))) {
+	if (now.open && path && (path[0] == '/' || carries_fds(path, strlen(path)))) {
 		s->inside = path[0] != '/' || inside(w->rs, path, false, now.cut);
 		if (!(s->path = strdup(path)))
 			w->err = ENOMEM;
@@ -277,7 +269,8 @@ static void caller_fds(struct walk *w)
 			cut = false;
 			if (!path_of(dir, fd, path, &cut))
 				path[0] = '\0';
-			if (dir_fd || inside(w->rs, path, false, cut) || carries(path))
+			if (dir_fd || inside(w->rs, path, false, cut) ||
+			    carries_fds(path, strlen(path)))
 				set(w, (struct slot){ .fd = fd, .open = true, .caller = true, .dir = dir_fd,
 				                      .cut = cut }, path);
 		}

@@ -113,9 +113,10 @@ CHILD static bool held_reaches(const struct hiding *h, long fd, const char *path
 {
 	char rel[PATH_MAX];
 
+	bool in_bind = bound(h, path);
+
 	for (size_t i = 0; i < h->ncovers; i++) {
 		const struct cover *c = &h->covers[i];
-		bool in_bind = bound(h, path);
 
 		if (covers_path(c->path, path) &&
 		    (in_bind || !c->ro ? !in_bind || (dir && !entered) : !(dir && entered)))
@@ -184,20 +185,6 @@ CHILD static bool same(const struct seen_fd *e, const struct statx *sx)
 	                     sx->stx_btime.tv_nsec == e->born_nsec));
 }
 
-/* Whether a descriptor whose link reads link (len bytes, no path) holds
- * others the command can take out, opened before its namespace: an
- * io_uring's registered files (IORING_OP_FIXED_FD_INSTALL), a fanotify
- * group's events (each a descriptor of the file, on the caller's mounts).
- * A pipe or a socket is not taken for one (a socket's queue is documented:
- * sbx_posix_spawn(3)). */
-CHILD static bool carrier(const char *link, long len)
-{
-	static const char ring[] = "anon_inode:[io_uring]", group[] = "anon_inode:[fanotify]";
-
-	return (len == (long)sizeof(ring) - 1 && !strncmp(link, ring, sizeof(ring) - 1)) ||
-	       (len == (long)sizeof(group) - 1 && !strncmp(link, group, sizeof(group) - 1));
-}
-
 /* What is open as fd, taken as one file: its link read by its name in
  * the open /proc/self/fd (dir; a third of the cost of the whole path), or
  * where no descriptor was left for that, by the whole path (dir -1); its
@@ -224,7 +211,7 @@ CHILD static bool judged(const struct hiding *h, long dir, long fd, bool every_d
 	if (len == -ENAMETOOLONG || len >= PATH_MAX)
 		return true;
 	if (len > 0 && path[0] != '/')
-		return carrier(path, len);
+		return carries_fds(path, (size_t)len);
 	if (len <= 0)
 		return false;
 	/* Not granted by a path bound back: a file of the denial named as
