@@ -375,9 +375,14 @@ CHILD int sbx__child_main(void *arg)
 	r = apply_attributes(c);
 	if (r < 0)
 		child_fail(c, SBX_STAGE_ATTR, -1, (int)-r);
-	/* No namespace of its own here: nothing has been done that a start
-	 * with every denial expanded would do twice. */
-	if (c->cf.hiding.covers && (err = sbx__hide_enter(&user, &call)))
+	/* No namespace of its own here, or the kept one not entered: nothing
+	 * has been done that a start with every denial expanded (or in a
+	 * namespace of its own) would do twice. */
+	if (c->cf.hiding.kept && (err = sbx__hide_join(&c->cf.hiding, &user, &call)))
+		child_exit(c, (struct child_result){ .action = -1, .err = err, .again = true,
+		                                     .unkept = true, .refusal = { NULL, call, NULL } },
+		           127);
+	if (c->cf.hiding.covers && !c->cf.hiding.kept && (err = sbx__hide_enter(&user, &call)))
 		child_exit(c, (struct child_result){ .action = -1, .err = err, .again = true,
 		                                     .nohide = true, .refusal = { NULL, call, NULL } },
 		           127);

@@ -32,6 +32,8 @@ struct child_result {
 	bool again;             /* not started: the hidden list was stale */
 	bool nohide;            /* not started: no namespace could be made
 	                         * (err, and refusal.call: the step) */
+	bool unkept;            /* not started: the kept namespace would not
+	                         * serve (err, refusal.call) */
 	bool held;              /* not started: it inherits held_fd, which
 	                         * reaches a hidden denial past its cover */
 	int held_fd;

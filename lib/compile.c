@@ -155,6 +155,7 @@ static int open_mounts(struct compiler *cc)
 		return err;
 	out->mounts_dev = st.st_dev;
 	out->mounts_ino = st.st_ino;
+	out->mounts_ns = sbx__mount_ns();
 	return sbx__mounts_read(&cc->mounts, out->mounts_fd);
 }
 

@@ -247,7 +247,7 @@ struct confinement sbx__confinement(const struct sbx_scope *scope, const struct 
 
 	if (rs->ncovers && rs->confinement != SBX_OUTCOME_REFUSED)
 		cf.hiding = (struct hiding){ rs->covers, rs->ncovers, (const char *const *)rs->pins,
-		                             rs->npins, rs->binds, rs->nbinds };
+		                             rs->npins, rs->binds, rs->nbinds, NULL };
 	return cf;
 }
 

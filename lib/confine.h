@@ -137,7 +137,32 @@ struct hiding {
 	size_t npins;
 	const struct cover *binds;
 	size_t nbinds;
+	const struct keptns *kept; /* made before: the child enters it; NULL */
 };
+
+/* A namespace with the covers, binds and pins made, kept with its ruleset
+ * (hidens.c): a spawn's child enters it instead of making its own, which
+ * would cost the making and, at the command's end, the unmaking.  The
+ * namespace, its user namespace (-1 where the caller is root), the
+ * caller's root there, and the mount found at each path of the covers,
+ * binds and pins, in that order. */
+struct keptns {
+	int mnt, user, root;
+	atomic_bool mnt_lost, user_lost, root_lost;
+	uint64_t ids[];
+};
+#define SBX_STATX_MNT_ID_UNIQUE 0x4000U
+
+/* The mount at path (the unique id where the kernel has one, Linux 6.8). */
+CHILD static inline long mount_of(const char *path, uint64_t *id)
+{
+	struct statx sx;
+	long r = sys5(SYS_statx, AT_FDCWD, (long)path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	              STATX_MNT_ID | SBX_STATX_MNT_ID_UNIQUE, (long)&sx);
+
+	*id = sx.stx_mnt_id;
+	return r;
+}
 
 /* What confines a process, in the order it is applied (confine.c): the
  * control group, the resource limits, no new privileges, the ids, the capabilities, the
@@ -163,6 +188,15 @@ struct confinement {
  * in it made private.  0, or the errno with *call naming the step: then
  * the child is as it was but for its namespaces, and nothing is hidden. */
 int sbx__hide_enter(bool *user, const char **call);
+/* The same, where h->kept is: that namespace entered (its user namespace
+ * first, where it has one), the root and the working directory the child
+ * had made again in it, and each mount of h found where it was made.
+ * ESTALE: one is not; ENOENT: no path leads to the working directory, or
+ * it leads to another. */
+int sbx__hide_join(const struct hiding *h, bool *user, const char **call);
+/* The covers, binds and pins made in the namespace just entered (the
+ * first part of sbx__hide_cover; the keeper of a namespace, hidens.c). */
+int sbx__hide_mount(const struct hiding *h, bool user, const char **call);
 /* What a spawn's parent saw its child would inherit (holds.c): each
  * descriptor left open past exec that it looked at, by its inode, in
  * rising order; whole: every one such is here (else the child looks at

@@ -251,8 +251,7 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	return err;
 }
 
-CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
-                          const sbx_file_actions_t *fa, bool every, const char **call)
+CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
 {
 	long r = 0;
 	int err = 0;
@@ -286,6 +285,63 @@ CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, si
 		              MS_BIND | MS_REC | MS_SILENT, 0)) < 0)
 			err = (int)-r;
 	}
+	return err;
+}
+
+/* ---- a namespace kept ------------------------------------------------- */
+
+/* The path of the i-th mount a kept namespace records: covers, binds, pins. */
+CHILD static const char *kept_path(const struct hiding *h, size_t i)
+{
+	return i < h->ncovers              ? h->covers[i].path
+	       : i < h->ncovers + h->nbinds ? h->binds[i - h->ncovers].path
+	                                    : h->pins[i - h->ncovers - h->nbinds];
+}
+
+CHILD int sbx__hide_join(const struct hiding *h, bool *user, const char **call)
+{
+	const struct keptns *k = h->kept;
+	char cwd[PATH_MAX];
+	struct statx was, now;
+	uint64_t id;
+	long r;
+
+	/* Where the child is, by its path and its inode: setns(2) leaves it
+	 * at the namespace's root. */
+	*call = "getcwd";
+	if (sys(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0 || cwd[0] != '/' ||
+	    statx_of(AT_FDCWD, ".", 0, &was) < 0)
+		return ENOENT; /* removed, or "(unreachable)": no path leads there */
+	*user = k->user >= 0;
+	*call = "setns(CLONE_NEWUSER)";
+	if (*user && (r = sys(SYS_setns, k->user, CLONE_NEWUSER, 0, 0)) < 0)
+		return (int)-r;
+	*call = "setns(CLONE_NEWNS)";
+	if ((r = sys(SYS_setns, k->mnt, CLONE_NEWNS, 0, 0)) < 0)
+		return (int)-r;
+	/* The caller's root, as the keeper had it (a caller in a chroot keeps
+	 * it), then its working directory. */
+	*call = "chroot";
+	if ((r = sys(SYS_fchdir, k->root, 0, 0, 0)) < 0 ||
+	    (r = sys(SYS_chroot, (long)".", 0, 0, 0)) < 0)
+		return (int)-r;
+	*call = "chdir";
+	if (sys(SYS_chdir, (long)cwd, 0, 0, 0) < 0 || statx_of(AT_FDCWD, ".", 0, &now) < 0 ||
+	    !same_inode(&was, &now))
+		return ENOENT;
+	/* Each cover, bind and pin is the mount the keeper made: a path the
+	 * caller removed and made again since (a file linked back) has none. */
+	for (size_t i = 0; i < h->ncovers + h->nbinds + h->npins; i++)
+		if ((r = mount_of(kept_path(h, i), &id)) < 0 || id != k->ids[i])
+			return ESTALE;
+	return *user ? caps_effective(false, call) : 0;
+}
+
+CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
+                          const sbx_file_actions_t *fa, bool every, const char **call)
+{
+	int err = h->kept ? (user ? caps_effective(true, call) : 0) : sbx__hide_mount(h, user, call);
+
 	if (err)
 		return err;
 	return sbx__hide_held(h, ours, nours, fa, every, call);

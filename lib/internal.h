@@ -363,6 +363,8 @@ struct sbx_ruleset {
 	char **pins;
 	size_t npins;
 	unsigned nhidden, nexpanded; /* denials of each way, for the outcome */
+	struct keptns *ns; /* the child's namespace, kept from the second spawn (hidens.c) */
+	atomic_uint spawns; int ns_state;
 	bool expand_all;   /* compiled with no denial hidden (SBX_COMPILE_EXPAND) */
 
 	/* For reuse: what the compile read (ruleset.c and reuse.c check it). */
@@ -392,7 +394,7 @@ struct sbx_ruleset {
 	struct notify_log *logs; /* by watch descriptor */
 	size_t nlogs;
 	dev_t mounts_dev;  /* and what it is, for a caller may reuse its number */
-	ino_t mounts_ino;
+	ino_t mounts_ino, mounts_ns; /* the namespace whose table it is; 0: unknown */
 	atomic_bool fd_lost, mounts_lost; /* their numbers went to someone else */
 	pthread_mutex_t check_lock;
 	struct sbx_ruleset *live_prev, *live_next; /* every ruleset alive (ruleset.c) */
@@ -424,6 +426,14 @@ bool sbx__hide_current(const struct sbx_ruleset *rs);
 /* Whether path lies in a path of rs bound back into a cover (or is one). */
 bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path);
 void sbx__hide_release(struct sbx_ruleset *rs);
+/* The namespace kept with rs for a spawn's child to enter (hidens.c),
+ * made at its second spawn (0, or ENOMEM); NULL: the child makes its own.  Unkept: not
+ * to be kept again (a child could not enter it, or found it changed);
+ * locked: under rs's check lock (not at a compile's undoing). */
+int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **kept);
+/* The calling thread's mount namespace, by its inode (0: unknown). */
+ino_t sbx__mount_ns(void);
+void sbx__hide_unkeep(struct sbx_ruleset *rs, bool locked);
 /* Whether a child spawned now, with the file actions fa, would hold from
  * before its namespace something that reaches one of rs's hidden denials
  * past its cover: its working directory in one, a descriptor it inherits

@@ -88,8 +88,18 @@ void sbx__scope_put(struct sbx_ruleset *rs)
 	}
 }
 
+ino_t sbx__mount_ns(void)
+{
+	struct stat st;
+
+	if (!stat("/proc/thread-self/ns/mnt", &st) || !stat("/proc/self/ns/mnt", &st))
+		return st.st_ino;
+	return 0;
+}
+
 /* The mount table the compile read, unchanged: poll() says a change once,
- * so the verdict is kept in rs->stale for every other user. */
+ * so the verdict is kept in rs->stale for every other user.  A caller in
+ * another namespace since (unshare, setns) has another table. */
 static bool mounts_unchanged(struct sbx_ruleset *rs)
 {
 	struct pollfd pfd = { .fd = rs->mounts_fd, .events = POLLPRI };
@@ -97,7 +107,8 @@ static bool mounts_unchanged(struct sbx_ruleset *rs)
 
 	/* The caller may have closed the descriptor and reused its number. */
 	if (atomic_load(&rs->mounts_lost) || fstat(rs->mounts_fd, &st) ||
-	    st.st_dev != rs->mounts_dev || st.st_ino != rs->mounts_ino)
+	    st.st_dev != rs->mounts_dev || st.st_ino != rs->mounts_ino ||
+	    (rs->mounts_ns && sbx__mount_ns() != rs->mounts_ns))
 		return false;
 	return poll(&pfd, 1, 0) == 0 && !pfd.revents;
 }

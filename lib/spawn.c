@@ -219,13 +219,14 @@ static void report(const struct sbx_scope *scope, const struct child *c,
 }
 
 /* Starts the child with the library's descriptors it must close listed:
- * again where one was kept or closed meanwhile (fds.c).  0 with *pid, or
- * the errno. */
-static int start_hiding(struct child *c, pid_t *pid)
+ * again where one was kept or closed meanwhile (fds.c), and in a namespace
+ * of its own where the one kept with rs would not serve (hidens.c).  0
+ * with *pid, or the errno. */
+static int start_hiding(struct child *c, struct sbx_ruleset *rs, pid_t *pid)
 {
 	int *hidden, err;
 
-	do {
+	for (;;) {
 		if ((err = sbx__fds_hide(c->fd_floor, &hidden, &c->nhidden, &c->hidden_gen)))
 			return err;
 		c->hidden = hidden;
@@ -233,8 +234,17 @@ static int start_hiding(struct child *c, pid_t *pid)
 		*pid = sbx__start_child(c);
 		err = *pid < 0 ? errno : 0;
 		free(hidden);
-	} while (*pid > 0 && c->res.again && !c->res.nohide);
-	return err;
+		if (!(*pid > 0 && c->res.again && !c->res.nohide))
+			return err;
+		/* The kept namespace would not serve: a namespace of its own,
+		 * and none kept from now on but where the working directory
+		 * was what it could not find. */
+		if (c->res.unkept) {
+			c->cf.hiding.kept = NULL;
+			if (c->res.err != ENOENT)
+				sbx__hide_unkeep(rs, true);
+		}
+	}
 }
 
 /* Whether this kernel makes pid file descriptors (pidfd_open, Linux 5.3):
@@ -292,7 +302,10 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 	sbx__escape(file, c.shown, sizeof(c.shown));
 	c.speaker = scope && scope->speaker ? scope->speaker : "sbxspawn";
 	c.fd_floor = max_int(sbx__file_actions_maxfd(fa), 2) + 1;
-	while (!(err = start_hiding(&c, &pid)) && pid >= 0 && (c.res.nohide || c.res.held))
+	/* A ruleset spawned from again: its namespace, kept. */
+	if (rs && c.cf.hiding.covers && (err = sbx__hide_kept(rs, &c.cf.hiding.kept)))
+		goto out;
+	while (!(err = start_hiding(&c, rs, &pid)) && pid >= 0 && (c.res.nohide || c.res.held))
 		if ((err = (c.res.held ? prepare_inherited : prepare_refused)(&c, scope, fa, &rs)))
 			break;
 	if (err)

@@ -46,6 +46,7 @@ Suite *suite_hide_held(void);
 Suite *suite_hide_race(void);
 Suite *suite_hide_bind(void);
 Suite *suite_hide_seal(void);
+Suite *suite_hide_kept(void);
 Suite *suite_network(void);
 Suite *suite_childenv(void);
 Suite *suite_lifetime(void);

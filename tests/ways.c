@@ -222,7 +222,10 @@ static char *table_change(const struct table *before, const struct table *after,
 	for (int i = 0; i < after->n; i++) {
 		bool kept = after->fd[i] >= floor && (strstr(after->what[i], "landlock-ruleset") ||
 		                                      strstr(after->what[i], "mountinfo") ||
-		                                      strstr(after->what[i], "inotify"));
+		                                      strstr(after->what[i], "inotify") ||
+		                                      !strncmp(after->what[i], "mnt:[", 5) ||
+		                                      !strncmp(after->what[i], "user:[", 6) ||
+		                                      !strcmp(after->what[i], "/"));
 
 		if (!table_has(before, after->fd[i]) && !kept && len < 4000)
 			len += (size_t)snprintf(s + len, 4096 - len, " +%d (%s)", after->fd[i],
@@ -358,10 +361,10 @@ struct way_result ways_one(struct ways *d, enum way w, bool search, const char *
 	table_read(&after);
 	if (w == WAY_COMPILED && d->tmpdir)
 		sbx_scopeattr_destroy(&own);
-	/* Alive, a scope keeps descriptors only out of the caller's way;
-	 * destroyed, none. */
+	/* Alive, a scope keeps descriptors only out of the caller's way
+	 * (the process's compiled one stays alive); destroyed, none. */
 	r.table_change = table_change(&before, &alive, floor);
-	if (!*r.table_change) {
+	if (!*r.table_change && (w != WAY_COMPILED || d->tmpdir)) {
 		free(r.table_change);
 		r.table_change = table_change(&before, &after, INT_MAX);
 	}

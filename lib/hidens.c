@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A namespace kept with a ruleset.  A child that makes a mount namespace of
+ * its own pays for it twice: the copy of every mount and the covers at its
+ * start, and at the command's end the kernel's unmaking of them all, which
+ * waits for a grace period (most of a hidden spawn's cost).  So a ruleset
+ * that serves a second spawn has one namespace made, by a keeper: a child
+ * sharing the parent's memory and descriptor table, which makes the
+ * namespace as a spawn's child would (cover.c), finds the mount at each
+ * path of its covers, binds and pins, opens the namespace, its user
+ * namespace and its root, and exits.  Later children enter it
+ * (sbx__hide_join), and find each of those mounts where it was made before
+ * they run anything: one that is not is a namespace not to be kept (the
+ * spawn starts again and makes its own).
+ *
+ * What the parent checks before a kept ruleset serves again (the
+ * denials' inodes, the mount table: hidekept.c, ruleset.c) covers what a
+ * kept namespace would miss: a mount the caller makes or removes since
+ * makes the ruleset stale, and a new compile keeps a new namespace.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "lib/child.h"
+#include "lib/confine.h"
+
+#define KEEPER_STACK (64 * 1024)
+
+enum { NS_NONE, NS_KEPT, NS_NEVER };
+
+struct keeping {
+	const struct hiding *h;
+	struct keptns *k;
+	int err;
+	const char *call;
+};
+
+/* The keeper: the namespace as a spawn's child makes it, then what it
+ * found, in memory and descriptors it shares with the parent. */
+CHILD static int keeper(void *arg)
+{
+	struct keeping *p = arg;
+	struct keptns *k = p->k;
+	bool user = false;
+	long r;
+
+	p->err = sbx__hide_enter(&user, &p->call);
+	if (!p->err)
+		p->err = sbx__hide_mount(p->h, user, &p->call);
+	for (size_t i = 0; !p->err && i < p->h->ncovers + p->h->nbinds + p->h->npins; i++) {
+		const char *path = i < p->h->ncovers ? p->h->covers[i].path
+		                   : i < p->h->ncovers + p->h->nbinds
+		                           ? p->h->binds[i - p->h->ncovers].path
+		                           : p->h->pins[i - p->h->ncovers - p->h->nbinds];
+
+		p->call = "statx";
+		if ((r = mount_of(path, &k->ids[i])) < 0)
+			p->err = (int)-r;
+	}
+	p->call = "open";
+	if (!p->err && (r = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/ns/mnt",
+	                        O_RDONLY | O_CLOEXEC, 0)) >= 0)
+		k->mnt = (int)r;
+	if (!p->err && r >= 0 && user &&
+	    (r = sys(SYS_openat, AT_FDCWD, (long)"/proc/self/ns/user", O_RDONLY | O_CLOEXEC, 0)) >= 0)
+		k->user = (int)r;
+	if (!p->err && r >= 0 &&
+	    (r = sys(SYS_openat, AT_FDCWD, (long)"/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)) >= 0)
+		k->root = (int)r;
+	if (!p->err && r < 0)
+		p->err = (int)-r;
+	sys(SYS_exit, 0, 0, 0, 0);
+	return 0;
+}
+
+/* Its descriptors: those kept (fds.c) closed there, the others here. */
+static void unmake(struct keptns *k, unsigned kept)
+{
+	int *fd[] = { &k->mnt, &k->user, &k->root };
+	atomic_bool *lost[] = { &k->mnt_lost, &k->user_lost, &k->root_lost };
+
+	for (int i = 0; i < 3; i++)
+		if (*fd[i] >= 0 && (kept & (1U << i)))
+			sbx__fds_close(*fd[i], lost[i]);
+		else if (*fd[i] >= 0)
+			close(*fd[i]);
+	free(k);
+}
+
+/* The keeper run: 0 with the namespace's descriptors kept (fds.c), or the
+ * errno with *kept saying which were. */
+static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
+{
+	struct hiding h = { rs->covers, rs->ncovers, (const char *const *)rs->pins, rs->npins,
+	                    rs->binds, rs->nbinds, NULL };
+	struct keeping p = { .h = &h, .k = k };
+	int *fd[] = { &k->mnt, &k->user, &k->root };
+	atomic_bool *lost[] = { &k->mnt_lost, &k->user_lost, &k->root_lost };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	sigset_t all, old;
+	char *stack;
+	pid_t pid;
+	int err = 0;
+
+	*kept = 0;
+	stack = mmap(NULL, KEEPER_STACK, PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return errno;
+	if (mprotect(stack, page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, KEEPER_STACK);
+		return err;
+	}
+	/* No handler of the caller's runs in the keeper, which shares its
+	 * memory; the table stays whole while it opens in it (fds.c). */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KERNEL_SIGSET_SIZE);
+	sbx__fds_begin();
+	pid = clone(keeper, stack + KEEPER_STACK, CLONE_VM | CLONE_VFORK | CLONE_FILES, &p);
+	if (pid < 0)
+		err = errno;
+	else
+		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	if (!err)
+		err = p.err;
+	for (int i = 0; !err && i < 3; i++)
+		if (*fd[i] >= 0 && !(err = sbx__fds_keep(fd[i], false, lost[i])))
+			*kept |= 1U << i;
+	sbx__fds_end();
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KERNEL_SIGSET_SIZE);
+	munmap(stack, KEEPER_STACK);
+	return err;
+}
+
+int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **out)
+{
+	size_t n = rs->ncovers + rs->nbinds + rs->npins;
+	struct keptns *k;
+	int err = 0;
+
+	*out = NULL;
+	/* A ruleset made for one spawn (or a scope's first) keeps nothing;
+	 * one current is of the caller's namespace (ruleset.c). */
+	if (!rs->ncovers || rs->once || atomic_fetch_add(&rs->spawns, 1) == 0)
+		return 0;
+	pthread_mutex_lock(&rs->check_lock);
+	if (rs->ns_state == NS_NONE) {
+		if (!(k = calloc(1, sizeof(*k) + n * sizeof(k->ids[0])))) {
+			err = ENOMEM;
+		} else {
+			unsigned kept;
+
+			k->mnt = k->user = k->root = -1;
+			rs->ns_state = NS_NEVER;
+			if (make(rs, k, &kept)) {
+				unmake(k, kept);
+			} else {
+				rs->ns = k;
+				rs->ns_state = NS_KEPT;
+			}
+		}
+	}
+	*out = rs->ns;
+	pthread_mutex_unlock(&rs->check_lock);
+	return err;
+}
+
+void sbx__hide_unkeep(struct sbx_ruleset *rs, bool locked)
+{
+	struct keptns *k;
+
+	if (locked)
+		pthread_mutex_lock(&rs->check_lock);
+	k = rs->ns;
+	rs->ns = NULL;
+	rs->ns_state = NS_NEVER;
+	if (locked)
+		pthread_mutex_unlock(&rs->check_lock);
+	/* A namespace's last descriptor closed unmakes it (a grace period). */
+	if (k)
+		unmake(k, 7);
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* The namespace kept with a ruleset (lib/hidens.c): a scope's second spawn
+ * and those after it enter one namespace, made once, instead of making
+ * their own.  Each child is seen from outside (its namespace's inode in
+ * /proc), and each kept namespace held to what a new one would give: the
+ * denial hidden, the home writable, the working directory the caller's, a
+ * denied file linked back in place found uncovered (the child's own check,
+ * which the parent's cannot make), a mount the caller makes since seen. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/hide.h"
+
+/* A child under s that says its mount namespace (as /proc names it) and
+ * waits, holding it, until its input closes. */
+struct alive {
+	pid_t pid;
+	int in;
+	char ns[64];
+};
+
+static void alive(const sbx_scopeattr_t *s, struct alive *a)
+{
+	char *argv[] = { "/bin/sh", "-c", "readlink /proc/self/ns/mnt; read x; exit 0", NULL };
+	sbx_file_actions_t fa;
+	int in[2], out[2];
+	FILE *f;
+
+	ck_assert(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, in[0], 0);
+	sbx_file_actions_adddup2(&fa, out[1], 1);
+	ck_assert_int_eq(sbx_posix_spawn(&a->pid, argv[0], &fa, NULL, s, argv, environ), 0);
+	sbx_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	a->in = in[1];
+	ck_assert_ptr_nonnull(f = fdopen(out[0], "r"));
+	ck_assert_ptr_nonnull(fgets(a->ns, sizeof(a->ns), f));
+	fclose(f);
+	a->ns[strcspn(a->ns, "\n")] = '\0';
+	ck_assert_msg(!strncmp(a->ns, "mnt:[", 5), "not a namespace: %s", a->ns);
+}
+
+static void end(struct alive *a)
+{
+	close(a->in);
+	ck_assert_int_eq(wait_status(a->pid), 0);
+}
+
+static void mine(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/ns/mnt", buf, size - 1);
+
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+}
+
+/* A scope of one hidden denial, compiled: its first spawn makes its own
+ * namespace, the second keeps one, the third enters that one.  Each
+ * compared while the others live (a namespace's number is given again
+ * once it is gone); *kept is left alive in the kept one. */
+static void kept_from(sbx_scopeattr_t *s, const char *path, struct alive *kept)
+{
+	struct alive first, third;
+	char self[64];
+
+	scope_deny(s, path, 0);
+	ck_assert_int_eq(sbx_scopeattr_compile(s), 0);
+	mine(self, sizeof(self));
+	alive(s, &first);
+	outcome(1, 0);
+	alive(s, kept);
+	alive(s, &third);
+	ck_assert_str_ne(first.ns, self);
+	ck_assert_str_ne(kept->ns, self);
+	ck_assert_str_ne(kept->ns, first.ns);
+	ck_assert_str_eq(third.ns, kept->ns);
+	end(&first);
+	end(&third);
+}
+
+/* Entered: what a namespace of its own gives, the same. */
+START_TEST(test_hide_kept_entered)
+{
+	const char *save = "echo saved > .profile.tmp && mv .profile.tmp .profile && echo ok";
+	char sub[4400], where[4600];
+	struct alive kept, again;
+	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sbx_scopeattr_t s;
+
+	if (!can_hide(__func__))
+		return;
+	ck_assert_int_ge(here, 0);
+	kept_from(&s, ssh, &kept);
+	WORKS(FSOP, "read", key);
+	REFUSED(&s, FSOP, "read", key);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", sh_in_home(save)), "ok");
+	/* The caller's working directory, wherever it moves between spawns. */
+	snprintf(sub, sizeof(sub), "%s/work", home);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(chdir(sub), 0);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "pwd -P"), sub);
+	ck_assert_int_eq(chdir(home), 0);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "pwd -P"), home);
+	snprintf(where, sizeof(where), "%s/left", sub);
+	ck_assert_str_eq(VERDICT(&s, "/bin/sh", "-c", "echo here > work/left && echo ok"), "ok");
+	ck_assert_int_eq(access(where, F_OK), 0);
+	/* A relative name from there meets the cover too. */
+	REFUSED(&s, FSOP, "read", ".ssh/id");
+	alive(&s, &again);
+	ck_assert_str_eq(again.ns, kept.ns);
+	end(&again);
+	end(&kept);
+	ck_assert_int_eq(fchdir(here), 0);
+	close(here);
+	secret_intact();
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A denied file unlinked and linked back as it was: the same inode, one
+ * link, so the parent's look finds the denial unchanged; the kept
+ * namespace's cover went with the old name.  The child finds no cover
+ * where the keeper made one, and makes a namespace of its own. */
+START_TEST(test_hide_kept_relinked)
+{
+	char file[4400], other[4400];
+	struct alive kept, own;
+	sbx_scopeattr_t s;
+
+	if (!can_hide(__func__))
+		return;
+	snprintf(file, sizeof(file), "%s/token", home);
+	snprintf(other, sizeof(other), "%s/token.new", home);
+	write_file(file, SECRET "\n", 0600);
+	kept_from(&s, file, &kept);
+	REFUSED(&s, FSOP, "read", file);
+	ck_assert_int_eq(link(file, other), 0);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(link(other, file), 0);
+	ck_assert_int_eq(unlink(other), 0);
+	WORKS(FSOP, "read", file);
+	REFUSED(&s, FSOP, "read", file);
+	alive(&s, &own);
+	ck_assert_str_ne(own.ns, kept.ns);
+	outcome(1, 0);
+	end(&own);
+	end(&kept);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A mount the caller makes after the namespace was kept: the mount table
+ * changed, the ruleset is compiled again, and the child sees the mount
+ * (as a namespace of its own, copied at its start, would). */
+START_TEST(test_hide_kept_mounted)
+{
+	char point[4400], file[4500];
+	struct alive kept, own;
+	sbx_scopeattr_t s;
+
+	if (!can_hide(__func__))
+		return;
+	snprintf(point, sizeof(point), "%s/mnt", home);
+	snprintf(file, sizeof(file), "%s/f", point);
+	ck_assert_int_eq(mkdir(point, 0755), 0);
+	if (mount("kept", point, "tmpfs", 0, "mode=0755")) {
+		say_skip("SKIP %s: no mount of the test's own here: %s\n", __func__, strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(umount(point), 0);
+	kept_from(&s, ssh, &kept);
+	ck_assert_int_eq(mount("kept", point, "tmpfs", 0, "mode=0755"), 0);
+	write_file(file, "mounted\n", 0644);
+	ck_assert_str_eq(VERDICT(&s, "/bin/cat", file), "mounted");
+	REFUSED(&s, FSOP, "read", key);
+	alive(&s, &own);
+	ck_assert_str_ne(own.ns, kept.ns);
+	end(&own);
+	end(&kept);
+	ck_assert_int_eq(umount(point), 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+Suite *suite_hide_kept(void)
+{
+	Suite *su = suite_create("hide-kept");
+	TCase *tc = tcase_create("kept");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_hide_kept_entered);
+	tcase_add_test(tc, test_hide_kept_relinked);
+	tcase_add_test(tc, test_hide_kept_mounted);
+	suite_add_tcase(su, tc);
+	return su;
+}
