@@ -88,15 +88,6 @@ void sbx__scope_put(struct sbx_ruleset *rs)
 	}
 }
 
-ino_t sbx__mount_ns(void)
-{
-	struct stat st;
-
-	if (!stat("/proc/thread-self/ns/mnt", &st) || !stat("/proc/self/ns/mnt", &st))
-		return st.st_ino;
-	return 0;
-}
-
 /* The mount table the compile read, unchanged: poll() says a change once,
  * so the verdict is kept in rs->stale for every other user.  A caller in
  * another namespace since (unshare, setns) has another table. */
