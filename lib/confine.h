@@ -148,20 +148,33 @@ struct hiding {
  * binds and pins, in that order. */
 struct keptns {
 	int mnt, user, root;
+	uint64_t root_ino, root_mnt; /* the caller's root it was made under */
+	unsigned root_major, root_minor;
+	struct keptns *older; /* kept before, not to be entered again */
 	atomic_bool mnt_lost, user_lost, root_lost;
 	uint64_t ids[];
 };
 #define SBX_STATX_MNT_ID_UNIQUE 0x4000U
 
-/* The mount at path (the unique id where the kernel has one, Linux 6.8). */
-CHILD static inline long mount_of(const char *path, uint64_t *id)
+/* The mount at path (the unique id where the kernel has one, Linux 6.8),
+ * and its inode in *sx. */
+CHILD static inline long mount_of(const char *path, uint64_t *id, struct statx *sx)
+{
+	long r = sys5(SYS_statx, AT_FDCWD, (long)path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	              STATX_INO | STATX_MNT_ID | SBX_STATX_MNT_ID_UNIQUE, (long)sx);
+
+	*id = sx->stx_mnt_id;
+	return r;
+}
+
+/* Whether the calling process's root is the one k was made under. */
+CHILD static inline bool kept_root(const struct keptns *k)
 {
 	struct statx sx;
-	long r = sys5(SYS_statx, AT_FDCWD, (long)path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
-	              STATX_MNT_ID | SBX_STATX_MNT_ID_UNIQUE, (long)&sx);
+	uint64_t id;
 
-	*id = sx.stx_mnt_id;
-	return r;
+	return mount_of("/", &id, &sx) == 0 && id == k->root_mnt && sx.stx_ino == k->root_ino &&
+	       sx.stx_dev_major == k->root_major && sx.stx_dev_minor == k->root_minor;
 }
 
 /* What confines a process, in the order it is applied (confine.c): the

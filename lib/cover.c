@@ -312,6 +312,10 @@ CHILD int sbx__hide_join(const struct hiding *h, bool *user, const char **call)
 	if (sys(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0 || cwd[0] != '/' ||
 	    statx_of(AT_FDCWD, ".", 0, &was) < 0)
 		return ENOENT; /* removed, or "(unreachable)": no path leads there */
+	/* The caller's root, the one the keeper had (a chroot since: no). */
+	*call = "statx";
+	if (!kept_root(k))
+		return ESTALE;
 	*user = k->user >= 0;
 	*call = "setns(CLONE_NEWUSER)";
 	if (*user && (r = sys(SYS_setns, k->user, CLONE_NEWUSER, 0, 0)) < 0)
@@ -332,7 +336,7 @@ CHILD int sbx__hide_join(const struct hiding *h, bool *user, const char **call)
 	/* Each cover, bind and pin is the mount the keeper made: a path the
 	 * caller removed and made again since (a file linked back) has none. */
 	for (size_t i = 0; i < h->ncovers + h->nbinds + h->npins; i++)
-		if ((r = mount_of(kept_path(h, i), &id)) < 0 || id != k->ids[i])
+		if ((r = mount_of(kept_path(h, i), &id, &now)) < 0 || id != k->ids[i])
 			return ESTALE;
 	return *user ? caps_effective(false, call) : 0;
 }

@@ -105,7 +105,7 @@ int sbx__hide_settle(struct hider *h)
 
 void sbx__hide_release(struct sbx_ruleset *rs)
 {
-	sbx__hide_unkeep(rs, false);
+	sbx__hide_unkeep(rs, true);
 	for (size_t i = 0; i < rs->ncovers; i++)
 		free((char *)rs->covers[i].path);
 	for (size_t i = 0; i < rs->nbinds; i++)

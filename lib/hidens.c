@@ -64,8 +64,10 @@ CHILD static int keeper(void *arg)
 		                           ? p->h->binds[i - p->h->ncovers].path
 		                           : p->h->pins[i - p->h->ncovers - p->h->nbinds];
 
+		struct statx sx;
+
 		p->call = "statx";
-		if ((r = mount_of(path, &k->ids[i])) < 0)
+		if ((r = mount_of(path, &k->ids[i], &sx)) < 0)
 			p->err = (int)-r;
 	}
 	p->call = "open";
@@ -145,10 +147,41 @@ static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
 	return err;
 }
 
-int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **out)
+/* A keeper run for rs (its state NS_NEVER should it fail: not tried
+ * again), the namespace put before those kept before. */
+static int keep(struct sbx_ruleset *rs)
 {
 	size_t n = rs->ncovers + rs->nbinds + rs->npins;
-	struct keptns *k;
+	struct keptns *k = calloc(1, sizeof(*k) + n * sizeof(k->ids[0]));
+	struct statx sx;
+	unsigned kept;
+
+	if (!k)
+		return ENOMEM;
+	k->mnt = k->user = k->root = -1;
+	rs->ns_state = NS_NEVER;
+	if (mount_of("/", &k->root_mnt, &sx) < 0) {
+		free(k);
+		return 0;
+	}
+	k->root_ino = sx.stx_ino;
+	k->root_major = sx.stx_dev_major;
+	k->root_minor = sx.stx_dev_minor;
+	if (make(rs, k, &kept)) {
+		unmake(k, kept);
+		return 0;
+	}
+	k->older = rs->ns;
+	rs->ns = k;
+	rs->ns_state = NS_KEPT;
+	return 0;
+}
+
+/* A namespace kept is never unmade while its ruleset lives: another
+ * thread's child may be entering it.  One not to be used again is left
+ * behind the current one (rs->ns: the newest; usable while NS_KEPT). */
+int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **out)
+{
 	int err = 0;
 
 	*out = NULL;
@@ -157,39 +190,32 @@ int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **out)
 	if (!rs->ncovers || rs->once || atomic_fetch_add(&rs->spawns, 1) == 0)
 		return 0;
 	pthread_mutex_lock(&rs->check_lock);
-	if (rs->ns_state == NS_NONE) {
-		if (!(k = calloc(1, sizeof(*k) + n * sizeof(k->ids[0])))) {
-			err = ENOMEM;
-		} else {
-			unsigned kept;
-
-			k->mnt = k->user = k->root = -1;
-			rs->ns_state = NS_NEVER;
-			if (make(rs, k, &kept)) {
-				unmake(k, kept);
-			} else {
-				rs->ns = k;
-				rs->ns_state = NS_KEPT;
-			}
-		}
-	}
-	*out = rs->ns;
+	/* A caller in a chroot since: the kept namespace's root is not its
+	 * own, and a new keeper takes the new one. */
+	if (rs->ns_state == NS_KEPT && !kept_root(rs->ns))
+		rs->ns_state = NS_NONE;
+	if (rs->ns_state == NS_NONE)
+		err = keep(rs);
+	if (rs->ns_state == NS_KEPT)
+		*out = rs->ns;
 	pthread_mutex_unlock(&rs->check_lock);
 	return err;
 }
 
-void sbx__hide_unkeep(struct sbx_ruleset *rs, bool locked)
+void sbx__hide_unkeep(struct sbx_ruleset *rs, bool released)
 {
-	struct keptns *k;
+	struct keptns *k, *older;
 
-	if (locked)
+	if (!released) {
 		pthread_mutex_lock(&rs->check_lock);
-	k = rs->ns;
-	rs->ns = NULL;
-	rs->ns_state = NS_NEVER;
-	if (locked)
+		rs->ns_state = NS_NEVER;
 		pthread_mutex_unlock(&rs->check_lock);
+		return;
+	}
 	/* A namespace's last descriptor closed unmakes it (a grace period). */
-	if (k)
+	for (k = rs->ns; k; k = older) {
+		older = k->older;
 		unmake(k, 7);
+	}
+	rs->ns = NULL;
 }

@@ -442,12 +442,26 @@ CHILD static bool named(const char *cwd)
 	       same_inode(&here, &there);
 }
 
+/* Whether a file action moves the working directory. */
+CHILD static bool moves_cwd(const sbx_file_actions_t *fa)
+{
+	for (int i = 0; fa && i < fa->__used; i++)
+		if (fa->__actions[i].kind == SBX_FA_CHDIR || fa->__actions[i].kind == SBX_FA_FCHDIR)
+			return true;
+	return false;
+}
+
 CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
                          const sbx_file_actions_t *fa, bool every, const char **call)
 {
 	char cwd[PATH_MAX + 16];
 	long r, fd;
 
+	/* A kept namespace's child entered its working directory by its
+	 * name there (sbx__hide_join): where no file action moved it since,
+	 * a lookup from it is one by that name. */
+	if (h->kept && !moves_cwd(fa))
+		goto fds;
 	/* A working directory whose name is too long to read is not known
 	 * not to lie in a denial. */
 	*call = "getcwd";
@@ -468,6 +482,7 @@ CHILD int sbx__hide_held(const struct hiding *h, const int *ours, size_t nours,
 		if (held_reaches(h, AT_FDCWD, cwd, true, in_bind))
 			return EXDEV;
 	}
+fds:
 	*call = "/proc/self/fd";
 	return check_fds(h, fa, every ? HELD_EVERY : HELD_MADE, ours, nours, NULL, &fd);
 }

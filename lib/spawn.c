@@ -242,7 +242,7 @@ static int start_hiding(struct child *c, struct sbx_ruleset *rs, pid_t *pid)
 		if (c->res.unkept) {
 			c->cf.hiding.kept = NULL;
 			if (c->res.err != ENOENT)
-				sbx__hide_unkeep(rs, true);
+				sbx__hide_unkeep(rs, false);
 		}
 	}
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/hide.h"
@@ -192,6 +193,100 @@ START_TEST(test_hide_kept_mounted)
 }
 END_TEST
 
+/* What a spawn of /cat OUT under s gave, in a line ("spawn ERR", or the
+ * status and what it printed), for the chroot test's subprocess. */
+static void said_under(const sbx_scopeattr_t *s, const char *prog, const char *out, char *line,
+                       size_t size)
+{
+	char *argv[] = { (char *)prog, (char *)out, NULL }, got[256] = "";
+	int fds[2], status = -1, err;
+	sbx_file_actions_t fa;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		_exit(2);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, fds[1], 1);
+	sbx_file_actions_adddup2(&fa, fds[1], 2);
+	err = sbx_posix_spawn(&pid, prog, &fa, NULL, s, argv, environ);
+	sbx_file_actions_destroy(&fa);
+	close(fds[1]);
+	n = err ? 0 : read(fds[0], got, sizeof(got) - 1);
+	got[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (!err)
+		waitpid(pid, &status, 0);
+	snprintf(line, size, "spawn %d, status %#x: %s", err, (unsigned)status, got);
+}
+
+/* A caller that enters a chroot after its namespace was kept: the kept
+ * namespace has the root it had.  The jail is laid out so that each path
+ * the test uses names the same inode in it and out of it (the parent's
+ * look at the denial and the child's at its working directory find
+ * nothing changed): the jail's own path, inside it, holds symlinks back to
+ * its root and a working directory that its path outside leads to; /proc
+ * is mounted in it before the compile (the mount table stays what the
+ * compile read).  In the jail, a spawn under the kept scope must give what
+ * a new scope gives; with the root it had, it read a file outside. */
+START_TEST(test_hide_kept_chroot)
+{
+	char jail[4400], way[8900], prog[4500], outside[4400], work[4500], sec[4500], both[1024];
+	size_t got = 0;
+	ssize_t n;
+	int fds[2];
+	pid_t pid;
+
+	if (!can_hide(__func__))
+		return;
+	snprintf(jail, sizeof(jail), "%s/jail", t.top);
+	snprintf(outside, sizeof(outside), "%s/outside", t.top);
+	snprintf(prog, sizeof(prog), "%s/cat", jail);
+	snprintf(work, sizeof(work), "%s/w", jail);
+	snprintf(sec, sizeof(sec), "%s/x/sec", jail);
+	write_file(outside, "outside the jail\n", 0644);
+	/* Outside: JAIL/x/sec, JAIL/cat, JAIL/w -> JAIL/JAIL/w.  Inside:
+	 * JAIL/x -> /x, JAIL/cat -> /cat, JAIL/w itself. */
+	snprintf(way, sizeof(way),
+	         "J='%s' && mkdir -p \"$J/x/sec\" \"$J/proc\" \"$J$J/w\" && cp /bin/cat \"$J/cat\" && "
+	         "ln -s \"$J$J/w\" \"$J/w\" && ln -s /x \"$J$J/x\" && ln -s /cat \"$J$J/cat\"",
+	         jail);
+	ck_assert_int_eq(system(way), 0);
+	ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		sbx_scopeattr_t s, fresh;
+		char line[512];
+
+		snprintf(way, sizeof(way), "%s/proc", jail);
+		if (private_mounts(__func__) != MOUNT_NS_PLAIN || mount("proc", way, "proc", 0, NULL) ||
+		    chdir(work))
+			_exit(77);
+		scope_deny(&s, sec, 0);
+		if (sbx_scopeattr_compile(&s))
+			_exit(3);
+		for (int i = 0; i < 3; i++)
+			said_under(&s, prog, outside, line, sizeof(line));
+		if (chroot(jail) || chdir(work))
+			_exit(4);
+		said_under(&s, prog, outside, line, sizeof(line));
+		(void)!write(fds[1], line, strlen(line) + 1);
+		scope_deny(&fresh, sec, 0);
+		said_under(&fresh, prog, outside, line, sizeof(line));
+		(void)!write(fds[1], line, strlen(line) + 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (got < sizeof(both) - 1 && (n = read(fds[0], both + got, sizeof(both) - 1 - got)) > 0)
+		got += (size_t)n;
+	both[got] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_msg(got > strlen(both) + 1, "the subprocess said %s", both);
+	ck_assert_msg(!strstr(both, "outside the jail"), "ESCAPE: past the chroot: %s", both);
+	ck_assert_str_eq(both, both + strlen(both) + 1);
+}
+END_TEST
+
 Suite *suite_hide_kept(void)
 {
 	Suite *su = suite_create("hide-kept");
@@ -202,6 +297,7 @@ Suite *suite_hide_kept(void)
 	tcase_add_test(tc, test_hide_kept_entered);
 	tcase_add_test(tc, test_hide_kept_relinked);
 	tcase_add_test(tc, test_hide_kept_mounted);
+	tcase_add_test(tc, test_hide_kept_chroot);
 	suite_add_tcase(su, tc);
 	return su;
 }
