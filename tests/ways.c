@@ -212,29 +212,39 @@ static int keep_floor(void)
 	return top >= 128 ? (int)top - 64 : INT_MAX;
 }
 
+/* Whether what is a descriptor the library documents keeping for a scope:
+ * a compiled ruleset, the mount table it watches, its inotify instance, its
+ * kept namespace (the namespace, its user namespace, the root there). */
+static bool kept_kind(const char *what)
+{
+	return strstr(what, "landlock-ruleset") || strstr(what, "mountinfo") ||
+	       strstr(what, "inotify") || !strncmp(what, "mnt:[", 5) ||
+	       !strncmp(what, "user:[", 6) || !strcmp(what, "/");
+}
+
 /* What changed from before to after, but what the library documents: a
- * descriptor it keeps for a scope, at or above floor.  "" when nothing. */
+ * descriptor it keeps for a scope, at or above floor, made or let go (a
+ * compile made again, when the mount table changed meanwhile, replaces
+ * its own).  "" when nothing. */
 static char *table_change(const struct table *before, const struct table *after, int floor)
 {
 	char *s = calloc(1, 4096);
 	size_t len = 0;
 
 	for (int i = 0; i < after->n; i++) {
-		bool kept = after->fd[i] >= floor && (strstr(after->what[i], "landlock-ruleset") ||
-		                                      strstr(after->what[i], "mountinfo") ||
-		                                      strstr(after->what[i], "inotify") ||
-		                                      !strncmp(after->what[i], "mnt:[", 5) ||
-		                                      !strncmp(after->what[i], "user:[", 6) ||
-		                                      !strcmp(after->what[i], "/"));
+		bool kept = after->fd[i] >= floor && kept_kind(after->what[i]);
 
 		if (!table_has(before, after->fd[i]) && !kept && len < 4000)
 			len += (size_t)snprintf(s + len, 4096 - len, " +%d (%s)", after->fd[i],
 			                        after->what[i]);
 	}
-	for (int i = 0; i < before->n; i++)
-		if (!table_has(after, before->fd[i]) && len < 4000)
+	for (int i = 0; i < before->n; i++) {
+		bool kept = before->fd[i] >= floor && kept_kind(before->what[i]);
+
+		if (!table_has(after, before->fd[i]) && !kept && len < 4000)
 			len += (size_t)snprintf(s + len, 4096 - len, " -%d (%s)", before->fd[i],
 			                        before->what[i]);
+	}
 	return s;
 }
 
