@@ -156,6 +156,13 @@ struct keptns {
 };
 #define SBX_STATX_MNT_ID_UNIQUE 0x4000U
 
+/* The namespace kept with rs for a spawn's child to enter (hidens.c),
+ * made at its second spawn (0, or ENOMEM); NULL: the child makes its own.  Unkept: not
+ * to be entered again (a child could not enter it, or found it changed);
+ * released: every one kept closed, at the ruleset's end. */
+int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **kept);
+void sbx__hide_unkeep(struct sbx_ruleset *rs, bool released);
+
 /* The mount at path (the unique id where the kernel has one, Linux 6.8),
  * and its inode in *sx. */
 CHILD static inline long mount_of(const char *path, uint64_t *id, struct statx *sx)

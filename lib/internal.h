@@ -426,14 +426,8 @@ bool sbx__hide_current(const struct sbx_ruleset *rs);
 /* Whether path lies in a path of rs bound back into a cover (or is one). */
 bool sbx__hide_bound(const struct sbx_ruleset *rs, const char *path);
 void sbx__hide_release(struct sbx_ruleset *rs);
-/* The namespace kept with rs for a spawn's child to enter (hidens.c),
- * made at its second spawn (0, or ENOMEM); NULL: the child makes its own.  Unkept: not
- * to be entered again (a child could not enter it, or found it changed);
- * released: every one kept closed, at the ruleset's end. */
-int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **kept);
 /* The calling thread's mount namespace, by its inode (0: unknown). */
 ino_t sbx__mount_ns(void);
-void sbx__hide_unkeep(struct sbx_ruleset *rs, bool released);
 /* Whether a child spawned now, with the file actions fa, would hold from
  * before its namespace something that reaches one of rs's hidden denials
  * past its cover: its working directory in one, a descriptor it inherits
