@@ -112,8 +112,8 @@ static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	sigset_t all, old;
 	char *stack;
-	pid_t pid;
-	int err = 0;
+	pid_t pid, r = -1;
+	int err = 0, status = 0;
 
 	*kept = 0;
 	stack = mmap(NULL, KEEPER_STACK, PROT_READ | PROT_WRITE,
@@ -134,13 +134,23 @@ static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
 	if (pid < 0)
 		err = errno;
 	else
-		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		while ((r = waitpid(pid, &status, __WALL)) < 0 && errno == EINTR)
 			;
 	if (!err)
 		err = p.err;
+	/* A keeper that did not end by itself (killed) left nothing whole. */
+	if (!err && (r != pid || !WIFEXITED(status) || k->mnt < 0 || k->root < 0))
+		err = ECHILD;
 	for (int i = 0; !err && i < 3; i++)
 		if (*fd[i] >= 0 && !(err = sbx__fds_keep(fd[i], false, lost[i])))
 			*kept |= 1U << i;
+	/* What is not kept is closed under the lock: no spawn's child copies
+	 * it meanwhile where a file action would find it. */
+	for (int i = 0; i < 3; i++)
+		if (*fd[i] >= 0 && !(*kept & (1U << i))) {
+			close(*fd[i]);
+			*fd[i] = -1;
+		}
 	sbx__fds_end();
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KERNEL_SIGSET_SIZE);
 	munmap(stack, KEEPER_STACK);
@@ -191,8 +201,16 @@ int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **out)
 		return 0;
 	pthread_mutex_lock(&rs->check_lock);
 	/* A caller in a chroot since: the kept namespace's root is not its
-	 * own, and a new keeper takes the new one. */
+	 * own, and a new keeper takes the new one (the old one stays, for a
+	 * child of another thread may be entering it, until the ruleset
+	 * ends). */
 	if (rs->ns_state == NS_KEPT && !kept_root(rs->ns))
+		rs->ns_state = NS_NONE;
+	/* One of its numbers the caller closed (and may have reused): made
+	 * again. */
+	if (rs->ns_state == NS_KEPT &&
+	    (atomic_load(&rs->ns->mnt_lost) || atomic_load(&rs->ns->user_lost) ||
+	     atomic_load(&rs->ns->root_lost)))
 		rs->ns_state = NS_NONE;
 	if (rs->ns_state == NS_NONE)
 		err = keep(rs);

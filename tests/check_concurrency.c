@@ -186,6 +186,7 @@ static void *reaper(void *arg)
 struct stress_arg {
 	const sbx_scopeattr_t *fresh, *compiled;
 	long failures;
+	int first, first_err; /* the first failure: its spawn and its error */
 };
 
 static void *stress_spawner(void *p)
@@ -205,8 +206,10 @@ static void *stress_spawner(void *p)
 		err = sbx_posix_spawn(&pid, path, i % 2 ? &fa : NULL, NULL, scope, argv, environ);
 		if (!err)
 			atomic_fetch_add(&spawned, 1);
-		if (err != (i % 17 == 0 ? ENOENT : 0))
-			a->failures++;
+		if (err != (i % 17 == 0 ? ENOENT : 0) && !a->failures++) {
+			a->first = i;
+			a->first_err = err;
+		}
 	}
 	sbx_file_actions_destroy(&fa);
 	return NULL;
@@ -245,7 +248,8 @@ START_TEST(test_stress_with_reaper)
 	}
 	for (int i = 0; i < STRESS_THREADS; i++) {
 		pthread_join(t[i], NULL);
-		ck_assert_int_eq(args[i].failures, 0);
+		ck_assert_msg(!args[i].failures, "%ld spawns failed; the first, number %d: %s",
+		              args[i].failures, args[i].first, sbx_strerror(args[i].first_err));
 	}
 	atomic_store(&reaping, 0);
 	pthread_join(r, NULL);
