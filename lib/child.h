@@ -91,6 +91,11 @@ void sbx__reset_signals(short flags, const sigset_t *sigdefault, const uint64_t 
  * the signals it catches in *caught; called with every signal blocked. */
 bool sbx__parent_alone(uint64_t *caught);
 
+/* Whether a clone(CLONE_VM) child was found to share this process's
+ * memory (clone.c; not under qemu-user or valgrind, whose vfork is a
+ * fork, nor before the first spawn's probe): a namespace is kept only
+ * then (hidens.c). */
+bool sbx__vm_clone_shares(void);
 /* Creates the child (clone.c) and waits for it to exec or fail: its pid,
  * or -1 with errno; a child that failed or is to start again is reaped.
  * 0: none was started, for the parent found a descriptor the child would

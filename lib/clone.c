@@ -94,6 +94,11 @@ static bool vm_shared(void *stack_top)
 	return shared;
 }
 
+bool sbx__vm_clone_shares(void)
+{
+	return atomic_load_explicit(&vm_clone_state, memory_order_relaxed) > 0;
+}
+
 /* The child made the way this process makes them: vfork-like where a
  * probe found that a clone shares our memory, else the fallback. */
 static pid_t clone_child(struct child *c, void *stack_top)

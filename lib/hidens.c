@@ -170,7 +170,9 @@ static int keep(struct sbx_ruleset *rs)
 		return ENOMEM;
 	k->mnt = k->user = k->root = -1;
 	rs->ns_state = NS_NEVER;
-	if (mount_of("/", &k->root_mnt, &sx) < 0) {
+	/* The keeper writes what it found in our memory: not where a clone
+	 * is a fork (an emulator). */
+	if (!sbx__vm_clone_shares() || mount_of("/", &k->root_mnt, &sx) < 0) {
 		free(k);
 		return 0;
 	}
