@@ -53,7 +53,7 @@ CHILD static int keeper(void *arg)
 	struct keeping *p = arg;
 	struct keptns *k = p->k;
 	bool user = false;
-	long r;
+	long r = 0;
 
 	p->err = sbx__hide_enter(&user, &p->call);
 	if (!p->err)
@@ -63,7 +63,6 @@ CHILD static int keeper(void *arg)
 		                   : i < p->h->ncovers + p->h->nbinds
 		                           ? p->h->binds[i - p->h->ncovers].path
 		                           : p->h->pins[i - p->h->ncovers - p->h->nbinds];
-
 		struct statx sx;
 
 		p->call = "statx";
