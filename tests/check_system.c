@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -378,16 +379,35 @@ static void *call_thread(void *arg)
 	return NULL;
 }
 
-/* Opens a FIFO and reads it whole: returns once the other end was opened
- * and closed (the command reached that point). */
-static void fifo_read(const char *path, char *buf, size_t size)
+/* A FIFO's reading end, opened before the call that writes it starts: a
+ * writer never finds no reader (call_thread's, which says a command never
+ * ran, opens it without waiting). */
+static int fifo_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, len = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	ck_assert_int_ge(fd, 0);
-	while ((n = read(fd, buf + len, size - 1 - (size_t)len)) > 0)
-		len += n;
+	return fd;
+}
+
+/* Reads fd whole: returns once a writer came and went (the command reached
+ * that point, or the call that would have run it returned). */
+static void fifo_read(int fd, char *buf, size_t size)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n, len = 0;
+
+	for (;;) {
+		/* No writer yet: poll waits (a FIFO says no hang-up before one). */
+		if (poll(&p, 1, -1) < 0) {
+			ck_assert_int_eq(errno, EINTR);
+			continue;
+		}
+		if ((n = read(fd, buf + len, size - 1 - (size_t)len)) > 0)
+			len += n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+	}
 	buf[len] = '\0';
 	close(fd);
 }
@@ -427,8 +447,10 @@ START_TEST(test_concurrent_calls)
 		struct call first = { .way = w, .command = command, .ready = ready };
 		pthread_t thread;
 
+		int rfd = fifo_open(ready);
+
 		ck_assert_int_eq(pthread_create(&thread, NULL, call_thread, &first), 0);
-		fifo_read(ready, buf, sizeof(buf)); /* the first's command runs */
+		fifo_read(rfd, buf, sizeof(buf)); /* the first's command runs */
 		ck_assert(disposition(SIGINT) == SIG_IGN);
 		ck_assert_int_eq(way(w, "exit 0"), 0);
 		ck_assert_msg(disposition(SIGINT) == SIG_IGN,
@@ -455,9 +477,10 @@ START_TEST(test_cancelled)
 		pthread_t thread;
 		void *ret = NULL;
 		pid_t shell;
+		int rfd = fifo_open(ready);
 
 		ck_assert_int_eq(pthread_create(&thread, NULL, call_thread, &c), 0);
-		fifo_read(ready, buf, sizeof(buf));
+		fifo_read(rfd, buf, sizeof(buf));
 		shell = (pid_t)atoi(buf);
 		ck_assert_int_gt(shell, 0);
 		ck_assert_int_eq(pthread_cancel(thread), 0);
