@@ -111,6 +111,7 @@ START_TEST(test_hide_kept_entered)
 	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	sbx_scopeattr_t s;
 
+	REQUIRE_LANDLOCK();
 	if (!can_keep(__func__))
 		return;
 	ck_assert_int_ge(here, 0);
@@ -151,6 +152,7 @@ START_TEST(test_hide_kept_relinked)
 	struct alive kept, own;
 	sbx_scopeattr_t s;
 
+	REQUIRE_LANDLOCK();
 	if (!can_keep(__func__))
 		return;
 	snprintf(file, sizeof(file), "%s/token", home);
@@ -182,6 +184,7 @@ START_TEST(test_hide_kept_mounted)
 	struct alive kept, own;
 	sbx_scopeattr_t s;
 
+	REQUIRE_LANDLOCK();
 	if (!can_keep(__func__))
 		return;
 	snprintf(point, sizeof(point), "%s/mnt", home);
@@ -217,6 +220,7 @@ START_TEST(test_hide_kept_unshared)
 	enum mount_ns ns;
 	sbx_scopeattr_t s;
 
+	REQUIRE_LANDLOCK();
 	if (!can_keep(__func__))
 		return;
 	snprintf(point, sizeof(point), "%s/mnt", home);
@@ -292,6 +296,7 @@ START_TEST(test_hide_kept_chroot)
 	int fds[2], status;
 	pid_t pid;
 
+	REQUIRE_LANDLOCK();
 	if (!can_keep(__func__))
 		return;
 	snprintf(jail, sizeof(jail), "%s/jail", t.top);
