@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel's audit log, as the denial tests change and read it
+ * (audit.c). */
+#ifndef SBX_TESTS_AUDIT_H
+#define SBX_TESTS_AUDIT_H
+
+#include <stdbool.h>
+
+#include <linux/audit.h>
+
+/* AUDIT_GET of the log's status into *st, or AUDIT_SET of what st->mask
+ * names: 0, or the errno. */
+int audit_status(int type, struct audit_status *st);
+
+/* Takes the log for one test: waits for the machine's lock (another run's
+ * test holding it), undoes what a run that died holding it left changed,
+ * and records the log as it is now: 0 with *st that status, or the errno
+ * (nothing taken).  Every take is followed by a give. */
+int audit_take(struct audit_status *st);
+
+/* Puts back the switch, the backlog limit and its wait as the take found
+ * them, and lets the lock go. */
+void audit_give(void);
+
+/* The log carries every process's records: a burst of another's, on a
+ * busy machine, takes some of ours with it, and sbxrun's report then says
+ * it may miss some.  A test runs its command again where that happened,
+ * AUDIT_RUNS times in all, and says so where every run lost some. */
+#define AUDIT_RUNS 3
+
+/* Whether sbxrun's report in out says records were lost while its
+ * command ran. */
+bool audit_lossy(const char *out);
+
+/* sbxrun's report of argv (run_scoped's status and *out), the run made
+ * again while records were lost. */
+int audit_reported(char *const argv[], char **out);
+
+/* Ends the test with a SKIP line where the report in out lost records in
+ * every run: a report that says it may miss some is right to miss them. */
+#define SKIP_IF_LOSSY(out)                                                                \
+	do {                                                                              \
+		if (audit_lossy(out)) {                                                   \
+			say_skip("SKIP %s: the audit log lost records in each of %d runs " \
+			         "(it is the machine's: another process's burst)\n",      \
+			         __func__, AUDIT_RUNS);                                   \
+			free(out);                                                        \
+			return;                                                           \
+		}                                                                         \
+	} while (0)
+
+#endif
