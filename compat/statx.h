@@ -2,8 +2,8 @@
 /*
  * statx(2) where the C library has none (musl before 1.2.5): the kernel's
  * struct and the mask bits the compiler asks for, and the system call
- * behind compat/statx.c.  STATX_MNT_ID (Linux 5.8) may be missing from a
- * C library that has the rest.
+ * behind compat/statx.c.  STATX_MNT_ID and STATX_ATTR_MOUNT_ROOT (Linux
+ * 5.8) may be missing from a C library that has the rest.
  */
 #ifndef SBX_COMPAT_STATX_H
 #define SBX_COMPAT_STATX_H
@@ -56,6 +56,9 @@ struct statx {
 #endif
 #if !HAVE_DECL_STATX_MNT_ID
 #define STATX_MNT_ID 0x1000U
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x2000U /* Linux 5.8 */
 #endif
 
 #if !HAVE_DECL_STATX

@@ -187,6 +187,19 @@ static int keep_mounts(struct compiler *cc)
  * new user namespace empties), nor where the denials are to be logged (the
  * audit log has Landlock's, not a cover's).  Under SBX_SCOPE_HIDE, a
  * failed compile. */
+/* Whether the root is a mount's own (not a chroot's directory): a child
+ * can make only the mounts it can name private, and covers made in the
+ * mount that holds a chroot's root would reach the caller's namespace. */
+static bool root_mounted(void)
+{
+	struct statx sx;
+
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE, &sx) ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return true; /* not known: the child finds out */
+	return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+}
+
 static bool hiding_on(struct compiler *cc)
 {
 	const struct sbx_scope *scope = cc->scope;
@@ -200,6 +213,9 @@ static bool hiding_on(struct compiler *cc)
 		                           "reaches one");
 	else if (sbx__hide_unavailable(scope, why, sizeof(why)))
 		;
+	else if (!root_mounted())
+		snprintf(why, sizeof(why), "the root is no mount point (a chroot): no mount the child "
+		                           "makes could be kept from the caller's namespace");
 	/* A compile the caller asked for before its spawns (the one that
 	 * fails early) learns it from a child now; a spawn's learns it from
 	 * its own child, which starts again expanded where it cannot. */

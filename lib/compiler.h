@@ -163,6 +163,10 @@ struct mounts {
 /* Reads the mount table open as fd (the calling thread's, just opened);
  * sbx__places_build then places the tree's configured paths in it. */
 int sbx__mounts_read(struct mounts *m, int fd);
+/* The mount holding the root, where the table leaves it out (a chroot):
+ * added to m->v (before m is sorted), or left out where that would not be
+ * sound (rootmount.c).  0, or ENOMEM. */
+int sbx__mounts_root(struct mounts *m);
 void sbx__mounts_free(struct mounts *m);
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r);
 const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);

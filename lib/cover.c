@@ -119,8 +119,13 @@ CHILD int sbx__hide_enter(bool *user, const char **call)
 	 * mount call: a Landlock domain the caller runs in refuses it here,
 	 * before anything of the spawn is done. */
 	*call = "mount(MS_PRIVATE)";
-	if ((r = sys5(SYS_mount, 0, (long)"/", 0, MS_REC | MS_PRIVATE | MS_SILENT, 0)) < 0)
+	if ((r = sys5(SYS_mount, 0, (long)"/", 0, MS_REC | MS_PRIVATE | MS_SILENT, 0)) < 0) {
+		/* The mount holding a chroot's root is not its to change:
+		 * covers made there would reach the caller's namespace. */
+		if (r == -EINVAL)
+			*call = "mount(MS_PRIVATE) of a root that is no mount point (a chroot)";
 		return (int)-r;
+	}
 	return *user ? caps_effective(false, call) : 0;
 }
 

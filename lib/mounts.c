@@ -456,6 +456,8 @@ int sbx__mounts_read(struct mounts *m, int fd)
 	err = slurp(fd, &m->text);
 	if (!err)
 		err = parse_table(m);
+	if (!err)
+		err = sbx__mounts_root(m);
 	if (!err) {
 		if (m->n)
 			qsort(m->v, m->n, sizeof(*m->v), by_id);

@@ -51,6 +51,7 @@ Suite *suite_network(void);
 Suite *suite_childenv(void);
 Suite *suite_lifetime(void);
 Suite *suite_tree(void);
+Suite *suite_chroot(void);
 /* The errors suite's exhaustion of the calls that answer (check_leaks.c). */
 TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */

@@ -189,6 +189,7 @@ int main(void)
 	srunner_add_suite(sr, suite_hide_bind());
 	srunner_add_suite(sr, suite_hide_seal());
 	srunner_add_suite(sr, suite_hide_kept());
+	srunner_add_suite(sr, suite_chroot());
 	srunner_add_suite(sr, suite_usability());
 	srunner_add_suite(sr, suite_clients());
 	srunner_add_suite(sr, suite_processes());
