@@ -27,6 +27,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/compiler.h"
 #include "lib/confine.h"
 

@@ -14,6 +14,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/confine.h"
 
 const char *sbx__search_path(char *buf, size_t size)

@@ -26,6 +26,7 @@
 
 #include "compat/landlock.h"
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/compiler.h"
 
 /* What the compile said about the path. */

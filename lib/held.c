@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/confine.h"
 
 /* Whether path lies in a hidden denial (or is one), past its cover, or in

@@ -41,6 +41,7 @@
 
 #include "compat/statx.h"
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/confine.h"
 #include "lib/compiler.h"
 

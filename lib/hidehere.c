@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/confine.h"
 
 /* What a child of this process met making the namespace: 0 nothing yet,

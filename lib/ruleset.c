@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "lib/hiding.h"
 #include "lib/compiler.h"
 
 SBX__WITH_FORK_HANDLERS;

@@ -24,6 +24,7 @@
 #include "compat/landlock.h"
 #endif
 #include "lib/escape.h"
+#include "lib/hiding.h"
 #include "lib/internal.h"
 #include "sbxspawn/sbxspawn.h"
 #include "tools/refusing.h"
