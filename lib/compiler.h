@@ -167,6 +167,11 @@ int sbx__mounts_read(struct mounts *m, int fd);
  * added to m->v (before m is sorted), or left out where that would not be
  * sound (rootmount.c).  0, or ENOMEM. */
 int sbx__mounts_root(struct mounts *m);
+/* The image files behind the block device maj:min (a loop device's,
+ * through a partition or a mapping), as sysfs names them, noted as mt's
+ * layers (mt->image): 0, or ENOMEM (mounts.c). */
+int sbx__mounts_note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned maj,
+                            unsigned min, int depth);
 void sbx__mounts_free(struct mounts *m);
 int sbx__places_build(struct mounts *m, const struct tree *t, const struct rights *r);
 const char *sbx__mounts_keep(struct mounts *m, const char *a, const char *b);

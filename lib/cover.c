@@ -123,7 +123,7 @@ CHILD int sbx__hide_enter(bool *user, const char **call)
 		/* The mount holding a chroot's root is not its to change:
 		 * covers made there would reach the caller's namespace. */
 		if (r == -EINVAL)
-			*call = "mount(MS_PRIVATE) of a root that is no mount point (a chroot)";
+			*call = "mount(MS_PRIVATE) of a root that is no mount point here (a chroot)";
 		return (int)-r;
 	}
 	return *user ? caps_effective(false, call) : 0;

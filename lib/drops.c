@@ -124,7 +124,8 @@ static const struct {
 	[DROP_FAILED] = { "", " stays unreachable: its grant could not be added", true },
 	[DROP_UNLISTED] = { "the entries of ", " stay unreachable: it could not be listed", true },
 	[DROP_UNPLACED] = { "", " and what is below it stay unreachable: the mount table does not "
-	                        "say where it is", false },
+	                        "say where it is (as for a chroot's root whose filesystem is mounted "
+	                        "there again, or lies in another namespace)", false },
 	[DROP_LINKED] = { "", " stays unreachable: it has other names (hard links) that a denial "
 	                      "may cover, so it is not granted", false },
 	[DROP_ENCLOSED] = { "the entries of ", " keep only what its own rule gives (no writing): "

@@ -219,8 +219,8 @@ static bool sysfs_line(const char *path, char *buf, size_t size)
  * devices a mapping is made of (device mapper's slaves: crypt, LVM), a few
  * levels deep.  An image's path as sysfs gives it may end in " (deleted)":
  * then it places nowhere, and the mount's layers are unknown. */
-static int note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned maj,
-                       unsigned min, int depth)
+int sbx__mounts_note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned maj,
+                            unsigned min, int depth)
 {
 	char dir[96], path[192], line[PATH_MAX + 16];
 	const char *kept;
@@ -250,7 +250,7 @@ static int note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/block/%.64s/dev", e->d_name);
 		if (sysfs_line(path, line, sizeof(line)) && sscanf(line, "%u:%u", &smaj, &smin) == 2)
-			err = note_images(m, cap, mt, smaj, smin, depth + 1);
+			err = sbx__mounts_note_images(m, cap, mt, smaj, smin, depth + 1);
 	}
 	closedir(d);
 	return err;
@@ -284,7 +284,7 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
 		err = note_layer(m, cap, mt, source);
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
-		err = note_images(m, cap, mt, major(st.st_rdev), minor(st.st_rdev), 0);
+		err = sbx__mounts_note_images(m, cap, mt, major(st.st_rdev), minor(st.st_rdev), 0);
 	} else if (source[0] == '/' && stat(source, &st) == 0 && S_ISREG(st.st_mode)) {
 		/* An image a program serves (FUSE: fuse2fs, squashfuse)
 		 * names its file as the source. */
@@ -294,7 +294,7 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 		/* Its source no block device here (a node since removed, a
 		 * name of another namespace): the filesystem's own device
 		 * number is the block device's (major 0: none, as tmpfs). */
-		err = note_images(m, cap, mt, mt->own.dev_major, mt->own.dev_minor, 0);
+		err = sbx__mounts_note_images(m, cap, mt, mt->own.dev_major, mt->own.dev_minor, 0);
 	}
 	return err;
 }

@@ -4,57 +4,158 @@
  * whose point lies beneath the reader's root: in a chroot whose root is a
  * directory, not a mount point, the mount that holds the root is not among
  * them, and nothing would say where "/" and all beneath it are.  That
- * mount is added here as statx(2) sees it at "/", with the root as its
- * own root in its filesystem.
+ * mount is added here as statmount(2) says it is (the device the table
+ * would give, and its type), with the root as its own root: paths in it
+ * are then told from the chroot's root, not from the filesystem's, which
+ * cannot be seen from inside.
  *
- * Paths in that filesystem are then told from the root, not from the
- * filesystem's own root, which cannot be seen from inside.  That is sound
- * only where no other mount in the table is of the same filesystem: its
- * root, which the table gives from the filesystem's own, could not be
- * compared with a path told from the chroot's, and a bind mount could show
- * a denied path again under a name no place would match.  There the table
- * stays as it is, and nothing beneath the root is granted (the compile
- * says so).  A layer the table names by a path, placed after this, is told
- * from the chroot's root as every other path there is.  Outside the root
- * the domain grants nothing: a child that leaves the chroot finds no rule
- * on its way.
+ * It is added only where nothing can show what it holds under another
+ * name that the compile would not find:
+ *  - the root is no mount's own: a mount root the table does not list is
+ *    in another namespace (a chroot through /proc/PID/root), where what is
+ *    mounted beneath it is not listed either;
+ *  - statmount(2) answers for it in the caller's namespace (Linux 6.8;
+ *    for another user than root, not at all: its mount lies outside the
+ *    root);
+ *  - no other mount in the table is of the same device: its root, which
+ *    the table gives from the filesystem's own, could not be compared with
+ *    a path told from the chroot's;
+ *  - it is backed by nothing a child could reach: a block device with no
+ *    image file behind it, as sysfs says (no sysfs here: it cannot be
+ *    told), or a tmpfs or ramfs.  An overlay (whose layers the table names
+ *    by paths of another root), a FUSE or a network filesystem has no
+ *    block device, and is not added.
+ * Where it is not added, nothing beneath the root is granted, and the
+ * compile says so.  Outside the root the domain grants nothing: a child
+ * that leaves the chroot finds no rule on its way.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "lib/compiler.h"
+#include "lib/confine.h"
 
-static bool shows(const struct view *v, unsigned maj, unsigned min)
+#ifndef SYS_statmount
+#define SYS_statmount 457 /* the same number on every architecture but alpha and mips */
+#endif
+
+/* statmount(2)'s request and the part of its answer read here (Linux 6.8;
+ * sb_source, 6.11), as the kernel lays them out. */
+struct mnt_id_req0 {
+	uint32_t size, spare;
+	uint64_t mnt_id, param;
+};
+
+struct statmount0 {
+	uint32_t size, mnt_opts;
+	uint64_t mask;
+	uint32_t sb_dev_major, sb_dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags, fs_type;
+	uint64_t mnt_id, mnt_parent_id;
+	uint32_t mnt_id_old, mnt_parent_id_old;
+	uint64_t mnt_attr, mnt_propagation, mnt_peer_group, mnt_master, propagate_from;
+	uint32_t mnt_root, mnt_point;
+	uint64_t mnt_ns_id;
+	uint32_t fs_subtype, sb_source;
+	uint64_t rest[48];
+	char str[2048];
+};
+
+#define SM_SB_BASIC 0x1U
+#define SM_MNT_BASIC 0x2U
+#define SM_FS_TYPE 0x20U
+#define SM_SB_SOURCE 0x200U
+
+/* The string at offset off of the answer's, or "" where it is not whole. */
+static const char *sm_str(const struct statmount0 *sm, uint32_t off)
 {
-	return v->dev_major == maj && v->dev_minor == min;
+	if (off >= sizeof(sm->str) || !memchr(sm->str + off, '\0', sizeof(sm->str) - off))
+		return "";
+	return sm->str + off;
+}
+
+/* Whether nothing a child could reach backs the filesystem: no image file
+ * behind its block device (sysfs says so), or none at all (tmpfs). */
+static int backed_plainly(const struct statmount0 *sm, bool *plain)
+{
+	const char *type = sm_str(sm, sm->fs_type);
+	const char *source = sm->mask & SM_SB_SOURCE ? sm_str(sm, sm->sb_source) : "";
+	unsigned maj = sm->sb_dev_major, min = sm->sb_dev_minor;
+	struct mounts tmp = { 0 };
+	struct mount mt = { 0 };
+	size_t cap = 0;
+	char sys[64];
+	struct stat st;
+	int err;
+
+	*plain = false;
+	if (!strcmp(type, "tmpfs") || !strcmp(type, "ramfs")) {
+		*plain = true;
+		return 0;
+	}
+	/* A filesystem with a device number of its own (btrfs, per subvolume)
+	 * names its block device as its source. */
+	if (!maj && source[0] == '/' && !stat(source, &st) && S_ISBLK(st.st_mode)) {
+		maj = major(st.st_rdev);
+		min = minor(st.st_rdev);
+	}
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", maj, min);
+	if (!maj || access(sys, F_OK))
+		return 0;
+	err = sbx__mounts_note_images(&tmp, &cap, &mt, maj, min, 0);
+	*plain = !err && !mt.image && !mt.nlayers;
+	sbx__mounts_free(&tmp);
+	return err;
 }
 
 int sbx__mounts_root(struct mounts *m)
 {
+	struct mnt_id_req0 req = { .size = 24, .param = SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE |
+	                                                 SM_SB_SOURCE };
+	struct statmount0 sm;
 	struct statx sx;
 	struct mount *grown;
+	const char *type;
 	size_t cap = m->n;
+	bool plain;
+	int err;
 
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->v[i].point, "/"))
 			return 0;
-	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &sx))
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | SBX_STATX_MNT_ID_UNIQUE, &sx))
 		return errno == ENOMEM ? ENOMEM : 0;
-	if (!(sx.stx_mask & STATX_MNT_ID))
+	if (!(sx.stx_mask & SBX_STATX_MNT_ID_UNIQUE) ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	req.mnt_id = sx.stx_mnt_id;
+	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0)
+		return errno == ENOMEM ? ENOMEM : 0;
+	if ((sm.mask & (SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE)) !=
+	    (SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE))
 		return 0;
 	for (size_t i = 0; i < m->n; i++)
-		if (shows(&m->v[i].own, sx.stx_dev_major, sx.stx_dev_minor))
+		if (m->v[i].own.dev_major == sm.sb_dev_major && m->v[i].own.dev_minor == sm.sb_dev_minor)
 			return 0;
-	if (!(grown = sbx__grow(m->v, &cap, m->n + 1, sizeof(*m->v))))
+	if ((err = backed_plainly(&sm, &plain)) || !plain)
+		return err;
+	if (!(type = sbx__mounts_keep(m, sm_str(&sm, sm.fs_type), "")) ||
+	    !(grown = sbx__grow(m->v, &cap, m->n + 1, sizeof(*m->v))))
 		return ENOMEM;
 	m->v = grown;
-	m->v[m->n++] = (struct mount){ .id = sx.stx_mnt_id, .point = "/", .type = "",
-	                               .own = { .dev_major = sx.stx_dev_major,
-	                                        .dev_minor = sx.stx_dev_minor, .rel = "/" } };
+	m->v[m->n++] = (struct mount){ .id = sm.mnt_id_old, .point = "/", .type = type,
+	                               .own = { .dev_major = sm.sb_dev_major,
+	                                        .dev_minor = sm.sb_dev_minor, .rel = "/" } };
 	return 0;
 }
