@@ -218,7 +218,8 @@ static bool sysfs_line(const char *path, char *buf, size_t size)
  * which sysfs names, found through a partition (its disk's) and through the
  * devices a mapping is made of (device mapper's slaves: crypt, LVM), a few
  * levels deep.  An image's path as sysfs gives it may end in " (deleted)":
- * then it places nowhere, and the mount's layers are unknown. */
+ * then it places nowhere, and the mount's layers are unknown, as where
+ * sysfs does not know the device at all. */
 int sbx__mounts_note_images(struct mounts *m, size_t *cap, struct mount *mt, unsigned maj,
                             unsigned min, int depth)
 {
@@ -229,6 +230,12 @@ int sbx__mounts_note_images(struct mounts *m, size_t *cap, struct mount *mt, uns
 	int err = 0;
 
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", maj, min);
+	/* No sysfs here (a chroot without it): whether an image lies
+	 * behind the device cannot be told. */
+	if (access(dir, F_OK)) {
+		mt->layers_unknown = true;
+		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/%sloop/backing_file", dir,
 	         access(strcat(strcpy(line, dir), "/partition"), F_OK) ? "" : "../");
 	if (sysfs_line(path, line, sizeof(line))) {

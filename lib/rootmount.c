@@ -94,7 +94,6 @@ static int backed_plainly(const struct statmount0 *sm, bool *plain)
 	struct mounts tmp = { 0 };
 	struct mount mt = { 0 };
 	size_t cap = 0;
-	char sys[64];
 	struct stat st;
 	int err;
 
@@ -109,11 +108,10 @@ static int backed_plainly(const struct statmount0 *sm, bool *plain)
 		maj = major(st.st_rdev);
 		min = minor(st.st_rdev);
 	}
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", maj, min);
-	if (!maj || access(sys, F_OK))
+	if (!maj)
 		return 0;
 	err = sbx__mounts_note_images(&tmp, &cap, &mt, maj, min, 0);
-	*plain = !err && !mt.image && !mt.nlayers;
+	*plain = !err && !mt.image && !mt.nlayers && !mt.layers_unknown;
 	sbx__mounts_free(&tmp);
 	return err;
 }

@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <linux/netlink.h>
 
 #include "tests/audit.h"
 #include "tests/common.h"

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include <linux/audit.h>
+#include "compat/kernel.h"
 
 /* AUDIT_GET of the log's status into *st, or AUDIT_SET of what st->mask
  * names: 0, or the errno. */

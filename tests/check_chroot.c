@@ -279,6 +279,58 @@ START_TEST(test_chroot_second_name)
 }
 END_TEST
 
+/* A loop-mounted image lying in the denial: with no /sys in the jail,
+ * what lies behind its device cannot be told, and its mount is not
+ * granted (it would show the denial's bytes, whatever is covered). */
+static int through_image(void)
+{
+	sbx_scopeattr_t deny;
+	char *out = NULL;
+	int status;
+
+	status = run_scoped(NULL, ARGV("/fsop", "read", "/img/s"), &out);
+	if (status || !out || !strstr(out, "the-secret"))
+		return fprintf(stderr, "unconfined: %d: %s\n", status, out ? out : ""), 1;
+	free(out);
+	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
+		return 2;
+	sbx_scopeattr_setevents(&deny, 0);
+	status = run_scoped(&deny, ARGV("/fsop", "read", "/img/s"), &out);
+	if (out && strstr(out, "the-secret"))
+		return fprintf(stderr, "ESCAPE: read through the image: %s\n", out), 3;
+	free(out);
+	/* The rest of the jail is still reachable. */
+	status = run_scoped(&deny, ARGV("/fsop", "read", "/ok/file"), &out);
+	if (status)
+		return fprintf(stderr, "/ok/file: %d: %s\n", status, out ? out : ""), 4;
+	free(out);
+	sbx_scopeattr_destroy(&deny);
+	return 0;
+}
+
+START_TEST(test_chroot_image_without_sysfs)
+{
+	char *jail = jail_make(__func__), cmd[16384];
+
+	if (!jail)
+		return;
+	ck_assert_int_eq(mkdir(join(jail, "img"), 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "PATH=/usr/sbin:/sbin:$PATH; truncate -s 16M %s/d/fs.img && "
+	         "mkfs.ext4 -q -F %s/d/fs.img >/dev/null 2>&1 && mount -o loop %s/d/fs.img %s/img && "
+	         "echo the-secret > %s/img/s",
+	         jail, jail, jail, jail, jail);
+	if (system(cmd) != 0) {
+		say_skip("SKIP %s: cannot make and loop-mount an ext4 (e2fsprogs, loop devices)\n",
+		         __func__);
+		jail_end(jail);
+		return;
+	}
+	ck_assert_msg(jailed(jail, through_image) == 0, "in the jail: its stderr above says why");
+	jail_end(jail);
+}
+END_TEST
+
 /* A caller whose root lies in another mount namespace (a chroot through
  * /proc/PID/root of a process chrooted there): its own table lists none
  * of the mounts beneath that root, and a bind made there shows the denial
@@ -330,6 +382,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_not_a_mount);
 	tcase_add_test(tc, test_chroot_second_name);
 	tcase_add_test(tc, test_chroot_other_namespace);
+	tcase_add_test(tc, test_chroot_image_without_sysfs);
 	suite_add_tcase(su, tc);
 	return su;
 }
