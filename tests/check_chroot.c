@@ -63,6 +63,17 @@ static const char *verdict(const sbx_scopeattr_t *scope, const char *path)
 	return said;
 }
 
+/* What the library said to a logger in the jail, one line after another. */
+static char said_here[8192];
+
+static void heard(const sbx_event_t *ev, void *arg)
+{
+	size_t len = strlen(said_here);
+
+	(void)arg;
+	snprintf(said_here + len, sizeof(said_here) - len, "%s\n", ev->message);
+}
+
 /* In the jail: each step's verdict against what it must be; the number of
  * the first that differs (its line on stderr), or 0. */
 static int in_jail(void)
@@ -85,7 +96,7 @@ static int in_jail(void)
 	    sbx_scopeattr_adddeny(&hide, "/d") || sbx_scopeattr_setflags(&hide, SBX_SCOPE_HIDE))
 		return fprintf(stderr, "the scopes cannot be made\n"), 101;
 	sbx_scopeattr_setevents(&deny, 0);
-	sbx_scopeattr_setevents(&hide, 0);
+	sbx_scopeattr_setlogger(&hide, heard, NULL);
 	/* The positive control: with no scope the secret is read. */
 	EXPECT(verdict(NULL, "/d/secret"), "ok");
 	/* Denied, and the rest of the jail reachable (the table's missing
@@ -98,8 +109,14 @@ static int in_jail(void)
 		        sbx_outcome_name(oc.confinement), oc.expanded, oc.hidden);
 		return step;
 	}
-	/* Hiding demanded: refused, nothing run. */
+	/* Hiding demanded: refused, nothing run, and the compile says why
+	 * (no child finds it out). */
 	EXPECT(verdict(&hide, "/d/secret"), "spawn: Invalid argument");
+	step++;
+	if (!strstr(said_here, "the root is no mount point (a chroot)")) {
+		fprintf(stderr, "in the jail, step %d: the refusal said: %s\n", step, said_here);
+		return step;
+	}
 	sbx_scopeattr_destroy(&deny);
 	sbx_scopeattr_destroy(&hide);
 	return 0;
@@ -166,24 +183,55 @@ static void jail_fill(const char *jail)
 	ck_assert_int_eq(pclose(list), 0);
 }
 
-/* A jail (returned, malloc'd): a directory of a tmpfs, in a mount
+/* Whether an ext4 image can be made and loop-mounted here (e2fsprogs, a
+ * loop device); a SKIP line where not. */
+static bool loop_mounts(const char *test)
+{
+	if (system("PATH=/usr/sbin:/sbin:$PATH; command -v mkfs.ext4 >/dev/null") != 0 ||
+	    access("/dev/loop-control", F_OK)) {
+		say_skip("SKIP %s: no ext4 image can be loop-mounted here (mkfs.ext4 of e2fsprogs, "
+		         "/dev/loop-control)\n", test);
+		return false;
+	}
+	return true;
+}
+
+/* A jail (returned, malloc'd): a directory of a tmpfs (on_image: of an
+ * ext4 image loop-mounted from that tmpfs), in a mount
  * namespace of this test's own, with fsop and its libraries, /proc and
  * /dev/null in it, as a build runner's has.  Its root lies in a
  * filesystem no other mount in it is of.  NULL, with a SKIP line, where
  * it cannot be made. */
-static char *jail_make(const char *test)
+static char *jail_make(const char *test, bool on_image)
 {
-	char *top, *jail;
+	char *top, *jail, cmd[16384];
 
 	if (geteuid()) {
 		say_skip("SKIP %s: chroot(2) needs CAP_SYS_CHROOT (run as root)\n", test);
 		return NULL;
 	}
-	if (private_mounts(test) != MOUNT_NS_PLAIN)
+	if (on_image && !loop_mounts(test))
 		return NULL;
+	switch (private_mounts(test)) {
+	case MOUNT_NS_NONE:
+		return NULL;
+	case MOUNT_NS_USER:
+		say_skip("SKIP %s: a mount namespace of the test's own needs CAP_SYS_ADMIN\n", test);
+		return NULL;
+	case MOUNT_NS_PLAIN:
+		break;
+	}
 	top = make_tmpdir();
 	ck_assert_msg(mount("jail", top, "tmpfs", 0, "mode=0755") == 0, "tmpfs: %s", strerror(errno));
-	ck_assert_int_ge(asprintf(&jail, "%s/jail", top), 0);
+	if (on_image) {
+		snprintf(cmd, sizeof(cmd), "PATH=/usr/sbin:/sbin:$PATH; truncate -s 16M %s/fs.img && "
+		         "mkfs.ext4 -q -F %s/fs.img >/dev/null 2>&1 && mkdir %s/m && "
+		         "mount -o loop %s/fs.img %s/m", top, top, top, top, top);
+		ck_assert_msg(system(cmd) == 0, "%s: failed", cmd);
+		ck_assert_int_ge(asprintf(&jail, "%s/m/jail", top), 0);
+	} else {
+		ck_assert_int_ge(asprintf(&jail, "%s/jail", top), 0);
+	}
 	free(top);
 	ck_assert_int_eq(mkdir(jail, 0755), 0);
 	for (const char *const *d = (const char *const[]){ "d", "ok", "proc", "dev", NULL }; *d; d++)
@@ -204,6 +252,9 @@ static char *jail_make(const char *test)
 static void jail_end(char *jail)
 {
 	char *top = dirname(jail);
+
+	if (!strcmp(basename(top), "m"))
+		top = dirname(top); /* an image's mount, in the tmpfs */
 
 	ck_assert_int_eq(umount2(top, MNT_DETACH), 0);
 	ck_assert_int_eq(rmdir(top), 0);
@@ -231,7 +282,7 @@ static int jailed(const char *jail, int (*steps)(void))
 
 START_TEST(test_chroot_not_a_mount)
 {
-	char *jail = jail_make(__func__);
+	char *jail = jail_make(__func__, false);
 
 	if (!jail)
 		return;
@@ -261,6 +312,10 @@ static int through_alias(void)
 	status = run_scoped(&deny, ARGV("/fsop", "read", "/alias/secret"), &out);
 	if (out && strstr(out, "the-secret"))
 		return fprintf(stderr, "ESCAPE: read through the bind: %s\n", out), 3;
+	/* Failed closed: the root not taken, nothing beneath it granted,
+	 * /fsop not run. */
+	if (status != -1000 - EACCES)
+		return fprintf(stderr, "not refused as expected: %d: %s\n", status, out ? out : ""), 4;
 	free(out);
 	sbx_scopeattr_destroy(&deny);
 	return 0;
@@ -268,7 +323,7 @@ static int through_alias(void)
 
 START_TEST(test_chroot_second_name)
 {
-	char *jail = jail_make(__func__);
+	char *jail = jail_make(__func__, false);
 
 	if (!jail)
 		return;
@@ -310,23 +365,62 @@ static int through_image(void)
 
 START_TEST(test_chroot_image_without_sysfs)
 {
-	char *jail = jail_make(__func__), cmd[16384];
+	char *jail = jail_make(__func__, false), cmd[16384];
 
 	if (!jail)
 		return;
+	if (!loop_mounts(__func__)) {
+		jail_end(jail);
+		return;
+	}
 	ck_assert_int_eq(mkdir(join(jail, "img"), 0755), 0);
 	snprintf(cmd, sizeof(cmd),
 	         "PATH=/usr/sbin:/sbin:$PATH; truncate -s 16M %s/d/fs.img && "
 	         "mkfs.ext4 -q -F %s/d/fs.img >/dev/null 2>&1 && mount -o loop %s/d/fs.img %s/img && "
 	         "echo the-secret > %s/img/s",
 	         jail, jail, jail, jail, jail);
-	if (system(cmd) != 0) {
-		say_skip("SKIP %s: cannot make and loop-mount an ext4 (e2fsprogs, loop devices)\n",
-		         __func__);
-		jail_end(jail);
-		return;
-	}
+	ck_assert_msg(system(cmd) == 0, "%s: failed", cmd);
 	ck_assert_msg(jailed(jail, through_image) == 0, "in the jail: its stderr above says why");
+	jail_end(jail);
+}
+END_TEST
+
+/* A jail on an ext4 image loop-mounted from a file the jail reaches
+ * (/store): its root is not taken (an image may lie behind its device:
+ * here one does, and its bytes are the denial's too), and nothing beneath
+ * it is granted. */
+static int on_image(void)
+{
+	sbx_scopeattr_t deny;
+	char *out = NULL;
+	int status;
+
+	status = run_scoped(NULL, ARGV("/fsop", "read", "/store/fs.img"), &out);
+	if (status)
+		return fprintf(stderr, "unconfined: %d: %s\n", status, out ? out : ""), 1;
+	free(out);
+	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
+		return 2;
+	sbx_scopeattr_setevents(&deny, 0);
+	status = run_scoped(&deny, ARGV("/fsop", "read", "/ok/file"), &out);
+	if (status != -1000 - EACCES)
+		return fprintf(stderr, "the root taken: %d: %s\n", status, out ? out : ""), 3;
+	free(out);
+	sbx_scopeattr_destroy(&deny);
+	return 0;
+}
+
+START_TEST(test_chroot_on_image)
+{
+	char *jail = jail_make(__func__, true), store[4200];
+
+	if (!jail)
+		return;
+	snprintf(store, sizeof(store), "%s", jail);
+	ck_assert_int_eq(mkdir(join(jail, "store"), 0755), 0);
+	/* The tmpfs the image lies in: two levels up from the jail. */
+	ck_assert_int_eq(mount(dirname(dirname(store)), join(jail, "store"), NULL, MS_BIND, NULL), 0);
+	ck_assert_msg(jailed(jail, on_image) == 0, "in the jail: its stderr above says why");
 	jail_end(jail);
 }
 END_TEST
@@ -337,7 +431,7 @@ END_TEST
  * again. */
 START_TEST(test_chroot_other_namespace)
 {
-	char *jail = jail_make(__func__), root[4200], c;
+	char *jail = jail_make(__func__, false), root[4200], c;
 	int ready[2], hold[2];
 	pid_t keeper;
 
@@ -383,6 +477,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_second_name);
 	tcase_add_test(tc, test_chroot_other_namespace);
 	tcase_add_test(tc, test_chroot_image_without_sysfs);
+	tcase_add_test(tc, test_chroot_on_image);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -56,6 +56,9 @@ for m in "$src"/tests/mutants/*.mutant; do
 		done
 		echo "mutants: $name: $broke of $(sed -n 's/^kills //p' "$m" | wc -w) tests broke"
 	fi
+	# Put back newer than the mutant's objects: else make keeps them,
+	# and every later mutant runs with this one built in.
 	mv "$file.orig" "$file"
+	touch "$file"
 done
 exit $status
