@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,22 @@ static sbx_scopeattr_t *deny_other(sbx_scopeattr_t *s)
 	return s;
 }
 
+/* The first failure the spawning threads met, in words (a fork child's
+ * are its own). */
+static char first_failure[1024];
+static atomic_bool failure_said;
+
+static __attribute__((format(printf, 1, 2))) void said_first(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_exchange(&failure_said, true))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(first_failure, sizeof(first_failure), fmt, ap);
+	va_end(ap);
+}
+
 /* Runs "cat path" under scope without Check (a fork child may not report
  * through it): the exit status, or -1 for a spawn that failed. */
 static int cat_under(const sbx_scopeattr_t *scope, const char *path)
@@ -80,18 +97,32 @@ static int cat_under(const sbx_scopeattr_t *scope, const char *path)
 	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, scope, argv, environ);
 	sbx_file_actions_destroy(&fa);
-	if (err)
+	if (err) {
+		sbx_outcome_t oc;
+
+		sbx_outcome_get(&oc);
+		said_first("cat %s: spawn: %s (stage %s, error %s)", path, sbx_strerror(err),
+		           sbx_stage_name(oc.stage), strerror(oc.error));
 		return -1;
+	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (!WIFEXITED(status))
+		said_first("cat %s: status %#x", path, (unsigned)status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Confined as the scope says: the denied file unreadable, the other read. */
 static bool holds(const sbx_scopeattr_t *scope)
 {
-	return cat_under(scope, secret) == 1 && cat_under(scope, mine_file) == 0;
+	int denied = cat_under(scope, secret), read = denied == 1 ? cat_under(scope, mine_file) : -2;
+
+	if (denied >= 0 && denied != 1)
+		said_first("cat %s: exit %d (1: denied)", secret, denied);
+	if (read > 0)
+		said_first("cat %s: exit %d (0: read)", mine_file, read);
+	return denied == 1 && read == 0;
 }
 
 /* Spawns with both inherited scopes and keeps them busy: reuse checks,
@@ -103,8 +134,13 @@ static void *spawner(void *arg)
 	for (unsigned i = 0; atomic_load(&running); i++) {
 		atomic_fetch_add(&spawn_failures, !holds(&cached));
 		atomic_fetch_add(&spawn_failures, !holds(&kept));
-		if ((uintptr_t)arg == 0 && i % 4 == 0)
-			atomic_fetch_add(&spawn_failures, sbx_scopeattr_compile(&kept) != 0);
+		if ((uintptr_t)arg == 0 && i % 4 == 0) {
+			int err = sbx_scopeattr_compile(&kept);
+
+			if (err)
+				said_first("sbx_scopeattr_compile: %s", sbx_strerror(err));
+			atomic_fetch_add(&spawn_failures, err != 0);
+		}
 	}
 	return NULL;
 }
@@ -191,6 +227,7 @@ START_TEST(test_fork_while_spawning)
 	ck_assert(holds(&kept) && holds(&cached));
 
 	atomic_store(&spawn_failures, 0);
+	atomic_store(&failure_said, false);
 	threads_start();
 	for (int i = 0; i < forks; i++) {
 		pid_t pid;
@@ -214,8 +251,8 @@ START_TEST(test_fork_while_spawning)
 			break;
 	}
 	threads_stop();
-	ck_assert_msg(atomic_load(&spawn_failures) == 0, "the spawning threads saw %ld spawns fail",
-	              atomic_load(&spawn_failures));
+	ck_assert_msg(atomic_load(&spawn_failures) == 0, "the spawning threads saw %ld spawns fail, "
+	              "the first: %s", atomic_load(&spawn_failures), first_failure);
 	ck_assert_msg(failed == 0, "a fork child failed: status %#x (2, 3: an inherited scope, 4: compiling it, 5, 6: a new one)",
 	              last);
 	sbx_scopeattr_destroy(&kept);
