@@ -224,7 +224,7 @@ static char *jail_make(const char *test, bool on_image)
 	top = make_tmpdir();
 	ck_assert_msg(mount("jail", top, "tmpfs", 0, "mode=0755") == 0, "tmpfs: %s", strerror(errno));
 	if (on_image) {
-		snprintf(cmd, sizeof(cmd), "PATH=/usr/sbin:/sbin:$PATH; truncate -s 16M %s/fs.img && "
+		snprintf(cmd, sizeof(cmd), "PATH=/usr/sbin:/sbin:$PATH; truncate -s 256M %s/fs.img && "
 		         "mkfs.ext4 -q -F %s/fs.img >/dev/null 2>&1 && mkdir %s/m && "
 		         "mount -o loop %s/fs.img %s/m", top, top, top, top, top);
 		ck_assert_msg(system(cmd) == 0, "%s: failed", cmd);
