@@ -269,6 +269,10 @@ static int jailed(const char *jail, int (*steps)(void))
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		/* Every denial is expanded in a chroot anyway; what the
+		 * compile says of the chroot is the subject, not the
+		 * environment's demand (CI's expanded run sets it). */
+		unsetenv("SBXSPAWN_EXPAND");
 		if (chroot(jail) || chdir("/")) {
 			fprintf(stderr, "chroot: %s\n", strerror(errno));
 			_exit(100);
