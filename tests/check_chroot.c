@@ -300,25 +300,49 @@ START_TEST(test_chroot_not_a_mount)
 }
 END_TEST
 
+/* The positive control, in the jail: path read with no scope (its bytes
+ * holding want, where given); 0, or 1 with a line on stderr. */
+static int readable(const char *path, const char *want)
+{
+	char *out = NULL;
+	int status = run_scoped(NULL, ARGV("/fsop", "read", (char *)path), &out);
+
+	if (status || (want && (!out || !strstr(out, want)))) {
+		fprintf(stderr, "unconfined: %s: %d: %s\n", path, status, out ? out : "");
+		status = 1;
+	}
+	free(out);
+	return status;
+}
+
+/* path read in the jail under a scope denying /d: run_scoped's status,
+ * what fsop printed into *out (the caller frees it). */
+static int denied_read(const char *path, char **out)
+{
+	sbx_scopeattr_t deny;
+	int status;
+
+	*out = NULL;
+	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
+		return fprintf(stderr, "the scope cannot be made\n"), -2000;
+	sbx_scopeattr_setevents(&deny, 0);
+	status = run_scoped(&deny, ARGV("/fsop", "read", (char *)path), out);
+	sbx_scopeattr_destroy(&deny);
+	return status;
+}
+
 /* Where another mount in the jail is of the root's filesystem, where the
  * root lies in it cannot be told, nor so whether that mount shows a
  * denial again: here it does (a bind of the denied directory), and the
  * secret stays out of reach through it. */
 static int through_alias(void)
 {
-	sbx_scopeattr_t deny;
-	char *out = NULL;
+	char *out;
 	int status;
 
-	/* The positive control: the bind shows the secret. */
-	status = run_scoped(NULL, ARGV("/fsop", "read", "/alias/secret"), &out);
-	if (status || !out || !strstr(out, "the-secret"))
-		return fprintf(stderr, "unconfined: %d: %s\n", status, out ? out : ""), 1;
-	free(out);
-	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
-		return 2;
-	sbx_scopeattr_setevents(&deny, 0);
-	status = run_scoped(&deny, ARGV("/fsop", "read", "/alias/secret"), &out);
+	if (readable("/alias/secret", "the-secret"))
+		return 1;
+	status = denied_read("/alias/secret", &out);
 	if (out && strstr(out, "the-secret"))
 		return fprintf(stderr, "ESCAPE: read through the bind: %s\n", out), 3;
 	/* Failed closed: the root not taken, nothing beneath it granted,
@@ -326,7 +350,6 @@ static int through_alias(void)
 	if (status != -1000 - EACCES)
 		return fprintf(stderr, "not refused as expected: %d: %s\n", status, out ? out : ""), 4;
 	free(out);
-	sbx_scopeattr_destroy(&deny);
 	return 0;
 }
 
@@ -348,27 +371,20 @@ END_TEST
  * granted (it would show the denial's bytes, whatever is covered). */
 static int through_image(void)
 {
-	sbx_scopeattr_t deny;
-	char *out = NULL;
+	char *out;
 	int status;
 
-	status = run_scoped(NULL, ARGV("/fsop", "read", "/img/s"), &out);
-	if (status || !out || !strstr(out, "the-secret"))
-		return fprintf(stderr, "unconfined: %d: %s\n", status, out ? out : ""), 1;
-	free(out);
-	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
-		return 2;
-	sbx_scopeattr_setevents(&deny, 0);
-	status = run_scoped(&deny, ARGV("/fsop", "read", "/img/s"), &out);
+	if (readable("/img/s", "the-secret"))
+		return 1;
+	denied_read("/img/s", &out);
 	if (out && strstr(out, "the-secret"))
 		return fprintf(stderr, "ESCAPE: read through the image: %s\n", out), 3;
 	free(out);
 	/* The rest of the jail is still reachable. */
-	status = run_scoped(&deny, ARGV("/fsop", "read", "/ok/file"), &out);
+	status = denied_read("/ok/file", &out);
 	if (status)
 		return fprintf(stderr, "/ok/file: %d: %s\n", status, out ? out : ""), 4;
 	free(out);
-	sbx_scopeattr_destroy(&deny);
 	return 0;
 }
 
@@ -400,22 +416,15 @@ END_TEST
  * it is granted. */
 static int on_image(void)
 {
-	sbx_scopeattr_t deny;
-	char *out = NULL;
+	char *out;
 	int status;
 
-	status = run_scoped(NULL, ARGV("/fsop", "read", "/store/fs.img"), &out);
-	if (status)
-		return fprintf(stderr, "unconfined: %d: %s\n", status, out ? out : ""), 1;
-	free(out);
-	if (sbx_scopeattr_init(&deny) || sbx_scopeattr_adddeny(&deny, "/d"))
-		return 2;
-	sbx_scopeattr_setevents(&deny, 0);
-	status = run_scoped(&deny, ARGV("/fsop", "read", "/ok/file"), &out);
+	if (readable("/store/fs.img", NULL))
+		return 1;
+	status = denied_read("/ok/file", &out);
 	if (status != -1000 - EACCES)
 		return fprintf(stderr, "the root taken: %d: %s\n", status, out ? out : ""), 3;
 	free(out);
-	sbx_scopeattr_destroy(&deny);
 	return 0;
 }
 
