@@ -321,6 +321,28 @@ void sbx__once(atomic_bool *done, void (*init)(void))
 	pthread_mutex_unlock(&once_lock);
 }
 
+void *sbx__thread_slot(struct sbx_thread_slot *slot)
+{
+	void *p;
+
+	if (!atomic_load_explicit(&slot->tried, memory_order_acquire)) {
+		pthread_mutex_lock(&once_lock);
+		if (!atomic_load_explicit(&slot->tried, memory_order_relaxed)) {
+			slot->made = pthread_key_create(&slot->key, slot->destroy ? slot->destroy : free) == 0;
+			atomic_store_explicit(&slot->tried, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&once_lock);
+	}
+	if (!slot->made)
+		return NULL;
+	if (!(p = pthread_getspecific(slot->key)) && (p = calloc(1, slot->size)) &&
+	    pthread_setspecific(slot->key, p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 void sbx__once_atfork(enum sbx_fork_phase phase)
 {
 	if (phase == SBX_FORK_PREPARE)
@@ -336,10 +358,6 @@ struct outcome_slot {
 	char **dropped; /* owned */
 };
 
-static pthread_key_t outcome_key;
-static atomic_bool outcome_key_tried; /* sbx__once */
-static bool outcome_key_made;
-
 static void free_dropped(struct outcome_slot *slot)
 {
 	for (unsigned i = 0; slot->dropped && i < slot->out.dropped; i++)
@@ -354,31 +372,13 @@ static void slot_free(void *p)
 	free(p);
 }
 
-static void outcome_key_create(void)
-{
-	outcome_key_made = pthread_key_create(&outcome_key, slot_free) == 0;
-}
-
-static struct outcome_slot *this_thread_slot(void)
-{
-	struct outcome_slot *slot;
-
-	sbx__once(&outcome_key_tried, outcome_key_create);
-	if (!outcome_key_made)
-		return NULL;
-	slot = pthread_getspecific(outcome_key);
-	if (!slot && (slot = calloc(1, sizeof(*slot))) && pthread_setspecific(outcome_key, slot)) {
-		free(slot);
-		slot = NULL;
-	}
-	return slot;
-}
+static struct sbx_thread_slot outcomes = { .size = sizeof(struct outcome_slot), .destroy = slot_free };
 
 void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stage, int action,
                          int error, int privilege)
 {
 	SBX_KEEP_ERRNO;
-	struct outcome_slot *slot = this_thread_slot();
+	struct outcome_slot *slot = sbx__thread_slot(&outcomes);
 	/* A compile narrowed only by a busy directory, listed again since: what
 	 * it dropped is judged afresh, and it grants what a new compile would. */
 	bool healed = rs && confinement == SBX_OUTCOME_NARROWED && !rs->lasting_drops &&
@@ -413,7 +413,7 @@ void sbx__outcome_record(int confinement, const struct sbx_ruleset *rs, int stag
 SBX_EXPORT int sbx_outcome_get(sbx_outcome_t *outcome)
 {
 	SBX_KEEP_ERRNO;
-	struct outcome_slot *slot = this_thread_slot();
+	struct outcome_slot *slot = sbx__thread_slot(&outcomes);
 
 	if (!slot)
 		return ENOMEM;

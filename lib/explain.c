@@ -16,9 +16,7 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,29 +90,7 @@ struct answer {
 	char raw[4096], message[4 * 4096];
 };
 
-static pthread_key_t answer_key;
-static atomic_bool answer_key_tried;
-static bool answer_key_made;
-
-static void answer_key_create(void)
-{
-	answer_key_made = pthread_key_create(&answer_key, free) == 0;
-}
-
-static struct answer *this_thread_answer(void)
-{
-	struct answer *a;
-
-	sbx__once(&answer_key_tried, answer_key_create);
-	if (!answer_key_made)
-		return NULL;
-	if (!(a = pthread_getspecific(answer_key)) && (a = malloc(sizeof(*a))) &&
-	    pthread_setspecific(answer_key, a)) {
-		free(a);
-		a = NULL;
-	}
-	return a;
-}
+static struct sbx_thread_slot answers = { .size = sizeof(struct answer) };
 
 /* Appends to the answer's text (cut short, as an event's, where paths
  * fill it). */
@@ -483,7 +459,7 @@ SBX_EXPORT int sbx_scopeattr_explain(const sbx_scopeattr_t *restrict scope,
 		return ENOENT;
 	if ((err = sbx__resolve(path, resolved)))
 		return err;
-	if (!(a = this_thread_answer()) || !(h = calloc(1, sizeof(*h))) ||
+	if (!(a = sbx__thread_slot(&answers)) || !(h = calloc(1, sizeof(*h))) ||
 	    !(h->left = calloc(s->nrules + 1, sizeof(bool)))) {
 		if (a)
 			free(h);

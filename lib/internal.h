@@ -211,6 +211,17 @@ void sbx__fds_atfork(enum sbx_fork_phase phase);
  * leaves the child able to run it (musl's pthread_once would not). */
 void sbx__once(atomic_bool *done, void (*init)(void));
 void sbx__once_atfork(enum sbx_fork_phase phase);
+/* A block of the calling thread's own, made zeroed on its first use and
+ * handed to destroy (free, where NULL) when the thread ends; NULL where
+ * no key or no memory could be had.  Static, one per kind of block. */
+struct sbx_thread_slot {
+	pthread_key_t key;
+	atomic_bool tried; /* under sbx__once's lock */
+	bool made;
+	size_t size;
+	void (*destroy)(void *);
+};
+void *sbx__thread_slot(struct sbx_thread_slot *slot);
 /* sbx_system's count of the calls running (system.c). */
 void sbx__system_atfork(enum sbx_fork_phase phase);
 
