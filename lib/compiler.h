@@ -158,6 +158,7 @@ struct mounts {
 	size_t extra_len, extra_cap;
 	struct view *layer_store;
 	size_t nlayer_store;
+	bool chrooted;     /* the root is not the namespace's: layers named by path unknown */
 };
 
 /* Reads the mount table open as fd (the calling thread's, just opened);
@@ -165,7 +166,7 @@ struct mounts {
 int sbx__mounts_read(struct mounts *m, int fd);
 /* The mount holding the root, where the table leaves it out (a chroot):
  * added to m->v (before m is sorted), or left out where that would not be
- * sound (rootmount.c).  0, or ENOMEM. */
+ * sound; and m->chrooted (rootmount.c).  0, or ENOMEM. */
 int sbx__mounts_root(struct mounts *m);
 /* The image files behind the block device maj:min (a loop device's,
  * through a partition or a mapping), as sysfs names them, noted as mt's

@@ -139,8 +139,8 @@ static const struct {
 	                       "(renamed, replaced or mounted on), so it is not granted", false },
 	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay, a filesystem mounted from a "
 	                      "directory or a loop-mounted image, whose layers or image the system "
-	                      "names by a relative path, through a symlink, as deleted, or on an "
-	                      "overlay, so that "
+	                      "names by a relative path, through a symlink, as deleted, on an "
+	                      "overlay, or in another root than this chroot's, so that "
 	                      "whether it shows a restricted path cannot be told", false },
 };
 

@@ -414,7 +414,8 @@ static bool layer_named(const char *path, bool image)
 
 /* Each layer placed in its own filesystem, through the path the table
  * names; a layer that path does not name here is left out, and its mount
- * said to have layers unknown (never granted in a listed directory). */
+ * said to have layers unknown (never granted in a listed directory); in a
+ * chroot, every layer (the paths are its mounter's: rootmount.c). */
 static int place_layers(struct mounts *m)
 {
 	size_t next = 0;
@@ -426,8 +427,9 @@ static int place_layers(struct mounts *m)
 		mt->layers = mt->nlayers ? m->layer_store + next : NULL;
 		for (unsigned k = 0; k < mt->nlayers; k++) {
 			struct view *v = &m->layer_store[next + k];
-			const struct mount *home = layer_named(v->path, mt->image) ? sbx__mount_of(m, v->path)
-			                                                            : NULL;
+			const struct mount *home = !m->chrooted && layer_named(v->path, mt->image)
+			                                   ? sbx__mount_of(m, v->path)
+			                                   : NULL;
 
 			if (!home) {
 				mt->layers_unknown = true;

@@ -28,6 +28,12 @@
  * Where it is not added, nothing beneath the root is granted, and the
  * compile says so.  Outside the root the domain grants nothing: a child
  * that leaves the chroot finds no rule on its way.
+ *
+ * A chroot is also told here, into a mount point too (m->chrooted): there
+ * the table names an overlay's layers, a mount's source directory and a
+ * loop device's image by the paths their mounter gave, in its own root,
+ * and the same paths here name other directories, or the same ones by
+ * chance or by design (a decoy): mounts.c leaves every such layer unknown.
  */
 #include "config.h"
 
@@ -116,6 +122,25 @@ static int backed_plainly(const struct statmount0 *sm, bool *plain)
 	return err;
 }
 
+/* Whether the mount id (the root's, a mount's own root) lies on a mount
+ * that is not the namespace's root: a chroot into a mount point, or into
+ * a filesystem mounted over "/" (the namespace's root is its own parent;
+ * the root of a namespace not chrooted, or entered by pivot_root(2), lies
+ * on it).  Only root is told: for another user the parent is out of reach
+ * and unknown, and the caller's root taken for the namespace's. */
+static bool on_inner_mount(uint64_t id)
+{
+	struct mnt_id_req0 req = { .size = 24, .mnt_id = id, .param = SM_MNT_BASIC };
+	struct statmount0 sm;
+
+	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0 || !(sm.mask & SM_MNT_BASIC) ||
+	    sm.mnt_parent_id == id)
+		return false;
+	req.mnt_id = sm.mnt_parent_id;
+	return syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) == 0 && (sm.mask & SM_MNT_BASIC) &&
+	       sm.mnt_parent_id != req.mnt_id;
+}
+
 int sbx__mounts_root(struct mounts *m)
 {
 	struct mnt_id_req0 req = { .size = 24, .param = SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE |
@@ -128,15 +153,19 @@ int sbx__mounts_root(struct mounts *m)
 	bool plain;
 	int err;
 
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->v[i].point, "/"))
-			return 0;
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | SBX_STATX_MNT_ID_UNIQUE, &sx))
 		return errno == ENOMEM ? ENOMEM : 0;
 	if (!(sx.stx_mask & SBX_STATX_MNT_ID_UNIQUE) ||
-	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
-	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
 		return 0;
+	if (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) {
+		m->chrooted = on_inner_mount(sx.stx_mnt_id);
+		return 0;
+	}
+	m->chrooted = true;
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].point, "/"))
+			return 0;
 	req.mnt_id = sx.stx_mnt_id;
 	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0)
 		return errno == ENOMEM ? ENOMEM : 0;
