@@ -92,19 +92,16 @@ static void copy_in(const char *jail, const char *path)
 		copy_program(path, to);
 }
 
-/* fsop and what it loads (its interpreter lists them, as ldd(1) asks it
- * to), copied into the jail: no mount of the host's is needed there. */
-static void jail_fill(const char *jail)
+void jail_libraries(const char *jail, const char *program)
 {
 	char interp[4096], cmd[8400], line[4400];
 	FILE *list;
 
-	interpreter(FSOP, interp, sizeof(interp));
-	copy_program(FSOP, join(jail, "fsop"));
+	interpreter(program, interp, sizeof(interp));
 	if (!interp[0])
 		return; /* linked statically */
 	copy_in(jail, interp);
-	snprintf(cmd, sizeof(cmd), "'%s' --list '%s'", interp, FSOP);
+	snprintf(cmd, sizeof(cmd), "'%s' --list '%s'", interp, program);
 	ck_assert_ptr_nonnull(list = popen(cmd, "r"));
 	while (fgets(line, sizeof(line), list)) {
 		char *lib = strstr(line, "=> /");
@@ -173,7 +170,8 @@ char *jail_make(const char *test, bool on_image)
 	ck_assert_int_eq(mkdir(jail, 0755), 0);
 	for (const char *const *d = (const char *const[]){ "d", "ok", "proc", "dev", NULL }; *d; d++)
 		ck_assert_int_eq(mkdir(join(jail, *d), 0755), 0);
-	jail_fill(jail);
+	copy_program(FSOP, join(jail, "fsop"));
+	jail_libraries(jail, FSOP);
 	write_file(join(jail, "d/secret"), "the-secret\n", 0644);
 	write_file(join(jail, "ok/file"), "ok\n", 0644);
 	write_file(join(jail, "dev/null"), "", 0644);

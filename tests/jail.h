@@ -8,6 +8,9 @@
 /* Whether an ext4 image can be made and loop-mounted here; a SKIP line
  * for test where not. */
 bool loop_mounts(const char *test);
+/* What program loads (its interpreter lists them, as ldd(1) asks it to),
+ * copied into the jail at the same paths: no mount of the host's needed. */
+void jail_libraries(const char *jail, const char *program);
 /* A jail (malloc'd) with /d/secret ("the-secret"), /ok/file, fsop at
  * /fsop, /proc and /dev/null; NULL, with a SKIP line, where it cannot be
  * made or Landlock is not enforced.  on_image: on an ext4 image. */
