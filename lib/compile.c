@@ -180,14 +180,6 @@ static int keep_mounts(struct compiler *cc)
 	return 0;
 }
 
-/* Whether this compile hides what it can (hide.c): not where a child could
- * not keep a cover in place or hold what it held before (no seccomp filter
- * to close setns(2) and its kin; no mount table to find second names),
- * nor where a user namespace would change what a child is beyond its view
- * of ids (another user's ids asked for, or ambient capabilities, which a
- * new user namespace empties), nor where the denials are to be logged (the
- * audit log has Landlock's, not a cover's).  Under SBX_SCOPE_HIDE, a
- * failed compile. */
 /* Whether the root is a mount's own (not a chroot's directory): a child
  * can make only the mounts it can name private, and covers made in the
  * mount that holds a chroot's root would reach the caller's namespace. */
@@ -201,6 +193,14 @@ static bool root_mounted(void)
 	return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
 }
 
+/* Whether this compile hides what it can (hide.c): not where a child could
+ * not keep a cover in place or hold what it held before (no seccomp filter
+ * to close setns(2) and its kin; no mount table to find second names),
+ * nor where a user namespace would change what a child is beyond its view
+ * of ids (another user's ids asked for, or ambient capabilities, which a
+ * new user namespace empties), nor where the denials are to be logged (the
+ * audit log has Landlock's, not a cover's).  Under SBX_SCOPE_HIDE, a
+ * failed compile. */
 static bool hiding_on(struct compiler *cc)
 {
 	const struct sbx_scope *scope = cc->scope;

@@ -159,6 +159,7 @@ struct mounts {
 	struct view *layer_store;
 	size_t nlayer_store;
 	bool chrooted;     /* the root is not the namespace's: layers named by path unknown */
+	const char *root_why; /* why the table holds no mount at "/" (rootmount.c), or NULL */
 };
 
 /* Reads the mount table open as fd (the calling thread's, just opened);

@@ -124,8 +124,7 @@ static const struct {
 	[DROP_FAILED] = { "", " stays unreachable: its grant could not be added", true },
 	[DROP_UNLISTED] = { "the entries of ", " stay unreachable: it could not be listed", true },
 	[DROP_UNPLACED] = { "", " and what is below it stay unreachable: the mount table does not "
-	                        "say where it is (as for a chroot's root whose filesystem is mounted "
-	                        "there again, or lies in another namespace)", false },
+	                        "say where it is", false },
 	[DROP_LINKED] = { "", " stays unreachable: it has other names (hard links) that a denial "
 	                      "may cover, so it is not granted", false },
 	[DROP_ENCLOSED] = { "the entries of ", " keep only what its own rule gives (no writing): "
@@ -173,6 +172,7 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 {
 	struct sbx_ruleset *rs = cc->out;
 	char full[PATH_MAX + NAME_MAX + 2];
+	const char *detail = NULL;
 
 	snprintf(full, sizeof(full), "%s%s%s", cc->path,
 	         *cc->path && strcmp(cc->path, "/") && *name ? "/" : "", name);
@@ -190,8 +190,12 @@ void sbx__drop(struct compiler *cc, const char *name, int err, enum drop_reason 
 		note_vanished(cc, name);
 	if (why == DROP_LINKED)
 		note_linked(cc, name);
+	/* Where it is not, the mount table says why: a chroot's (rootmount.c). */
+	if (why == DROP_UNPLACED)
+		detail = cc->mounts.root_why;
 	(why == DROP_LINKED ? sbx__event_quiet : sbx__event)(
 		cc->scope, SBX_EVENT_DROPPED, err, full, NULL, "%s%s%s%s%s%s", said[why].before, full,
-		said[why].after, said[why].error ? " (" : "", said[why].error ? strerror(err) : "",
-		said[why].error ? ")" : "");
+		said[why].after, said[why].error || detail ? " (" : "",
+		detail ? detail : said[why].error ? strerror(err) : "",
+		said[why].error || detail ? ")" : "");
 }

@@ -150,7 +150,7 @@ int sbx__mounts_root(struct mounts *m)
 	struct mount *grown;
 	const char *type;
 	size_t cap = m->n;
-	bool plain;
+	bool plain, listed = false;
 	int err;
 
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | SBX_STATX_MNT_ID_UNIQUE, &sx))
@@ -158,25 +158,43 @@ int sbx__mounts_root(struct mounts *m)
 	if (!(sx.stx_mask & SBX_STATX_MNT_ID_UNIQUE) ||
 	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
 		return 0;
+	for (size_t i = 0; i < m->n; i++)
+		listed |= !strcmp(m->v[i].point, "/");
 	if (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) {
 		m->chrooted = on_inner_mount(sx.stx_mnt_id);
+		if (!listed)
+			m->root_why = "the root is a mount's own root this table does not list "
+			              "(another namespace's, as through /proc/PID/root)";
 		return 0;
 	}
 	m->chrooted = true;
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->v[i].point, "/"))
-			return 0;
+	if (listed)
+		return 0;
 	req.mnt_id = sx.stx_mnt_id;
-	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0)
+	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0) {
+		m->root_why = errno == EPERM ? "a chroot's root, which only root is told of by "
+		                               "statmount(2)"
+		              : errno == ENOENT ? "a chroot's root in another mount namespace (as "
+		                                  "through /proc/PID/root)"
+		              : errno == ENOSYS ? "a chroot's root, and this kernel has no statmount(2) "
+		                                  "(Linux 6.8)"
+		                                : "a chroot's root, which statmount(2) did not tell";
 		return errno == ENOMEM ? ENOMEM : 0;
+	}
 	if ((sm.mask & (SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE)) !=
 	    (SM_SB_BASIC | SM_MNT_BASIC | SM_FS_TYPE))
 		return 0;
+	m->root_why = "a chroot's root, whose filesystem is mounted there again";
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].own.dev_major == sm.sb_dev_major && m->v[i].own.dev_minor == sm.sb_dev_minor)
 			return 0;
+	m->root_why = access("/sys/dev/block", F_OK)
+		              ? "a chroot's root, and no /sys in it tells what lies behind its device"
+		              : "a chroot's root, on an image, an overlay, or a filesystem of no block "
+		                "device";
 	if ((err = backed_plainly(&sm, &plain)) || !plain)
 		return err;
+	m->root_why = NULL;
 	if (!(type = sbx__mounts_keep(m, sm_str(&sm, sm.fs_type), "")) ||
 	    !(grown = sbx__grow(m->v, &cap, m->n + 1, sizeof(*m->v))))
 		return ENOMEM;
