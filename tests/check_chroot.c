@@ -107,7 +107,7 @@ static int in_jail(void)
 
 START_TEST(test_chroot_not_a_mount)
 {
-	char *jail = jail_make(__func__, false);
+	char *jail = jail_make(__func__, JAIL_TMPFS);
 
 	if (!jail)
 		return;
@@ -137,6 +137,20 @@ static int said_why(void)
 	return 0;
 }
 
+/* A jail on the machine's disk, with /sys: the disk's mount is taken as
+ * the root's, nothing being behind it, and the jail confined as on a
+ * tmpfs. */
+START_TEST(test_chroot_on_disk)
+{
+	char *jail = jail_make(__func__, JAIL_DISK);
+
+	if (!jail)
+		return;
+	ck_assert_msg(jailed(jail, in_jail) == 0, "in the jail: its stderr above says the step");
+	jail_end(jail);
+}
+END_TEST
+
 /* Where another mount in the jail is of the root's filesystem, where the
  * root lies in it cannot be told, nor so whether that mount shows a
  * denial again: here it does (a bind of the denied directory), and the
@@ -161,7 +175,7 @@ static int through_alias(void)
 
 START_TEST(test_chroot_second_name)
 {
-	char *jail = jail_make(__func__, false);
+	char *jail = jail_make(__func__, JAIL_TMPFS);
 
 	if (!jail)
 		return;
@@ -197,7 +211,7 @@ static int through_image(void)
 
 START_TEST(test_chroot_image_without_sysfs)
 {
-	char *jail = jail_make(__func__, false), cmd[16384];
+	char *jail = jail_make(__func__, JAIL_TMPFS), cmd[16384];
 
 	if (!jail)
 		return;
@@ -237,7 +251,7 @@ static int on_image(void)
 
 START_TEST(test_chroot_on_image)
 {
-	char *jail = jail_make(__func__, true), store[4200];
+	char *jail = jail_make(__func__, JAIL_IMAGE), store[4200];
 
 	if (!jail)
 		return;
@@ -247,7 +261,6 @@ START_TEST(test_chroot_on_image)
 	ck_assert_int_eq(mount(dirname(dirname(store)), join(jail, "store"), NULL, MS_BIND, NULL), 0);
 	/* /sys in the jail: the image is found behind the loop device (not
 	 * only unknown for want of it). */
-	ck_assert_int_eq(mkdir(join(jail, "sys"), 0755), 0);
 	ck_assert_int_eq(mount("sysfs", join(jail, "sys"), "sysfs", 0, NULL), 0);
 	want_why = "a chroot's root, on an image, an overlay, or a filesystem of no block device";
 	ck_assert_msg(jailed(jail, on_image) == 0, "in the jail: its stderr above says why");
@@ -261,7 +274,7 @@ END_TEST
  * again. */
 START_TEST(test_chroot_other_namespace)
 {
-	char *jail = jail_make(__func__, false), root[4200], c;
+	char *jail = jail_make(__func__, JAIL_TMPFS), root[4200], c;
 	int ready[2], hold[2];
 	pid_t keeper;
 
@@ -330,7 +343,7 @@ static int through_overlay(void)
  * lies on another than the namespace's root). */
 static void overlay_with_decoys(const char *test, bool mount_point)
 {
-	char *jail = jail_make(test, false), opts[3 * 4200];
+	char *jail = jail_make(test, JAIL_TMPFS), opts[3 * 4200];
 
 	if (!jail)
 		return;
@@ -372,6 +385,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_other_namespace);
 	tcase_add_test(tc, test_chroot_image_without_sysfs);
 	tcase_add_test(tc, test_chroot_on_image);
+	tcase_add_test(tc, test_chroot_on_disk);
 	tcase_add_test(tc, test_chroot_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys);
 	suite_add_tcase(su, tc);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -125,14 +126,33 @@ bool loop_mounts(const char *test)
 	return true;
 }
 
-/* A jail (returned, malloc'd): a directory of a tmpfs (on_image: of an
- * ext4 image loop-mounted from that tmpfs), in a mount
- * namespace of this test's own, with fsop and its libraries, /proc and
- * /dev/null in it, as a build runner's has.  Its root lies in a
- * filesystem no other mount in it is of.  NULL, with a SKIP line, where
+/* Whether the directory dir lies on a disk with no image behind it, as
+ * sysfs tells (a chroot's root there is taken); a SKIP line where not. */
+static bool on_plain_disk(const char *test, const char *dir)
+{
+	char at[96];
+	struct stat st;
+
+	ck_assert_int_eq(stat(dir, &st), 0);
+	snprintf(at, sizeof(at), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!major(st.st_dev) || access(at, F_OK) || !access(join(at, "loop"), F_OK) ||
+	    !access(join(at, "../loop"), F_OK)) {
+		say_skip("SKIP %s: the test's directory lies on no plain disk here (a tmpfs, an "
+		         "overlay, a loop image: %u:%u)\n", test, major(st.st_dev), minor(st.st_dev));
+		return false;
+	}
+	return true;
+}
+
+/* A jail (returned, malloc'd) in a mount namespace of this test's own,
+ * with fsop and its libraries, /proc and /dev/null in it, as a build
+ * runner's has: a directory of a tmpfs (JAIL_IMAGE: of an ext4 image
+ * loop-mounted from that tmpfs; JAIL_DISK: of the test's own directory,
+ * on the machine's disk, bound onto itself, with /sys).  Its root lies in
+ * a filesystem no other mount in it is of.  NULL, with a SKIP line, where
  * it cannot be made, or where Landlock is not enforced (under qemu-user
  * nothing of it could be told). */
-char *jail_make(const char *test, bool on_image)
+char *jail_make(const char *test, enum jail_on on)
 {
 	char *top, *jail, cmd[16384];
 
@@ -144,7 +164,7 @@ char *jail_make(const char *test, bool on_image)
 		say_skip("SKIP %s: chroot(2) needs CAP_SYS_CHROOT (run as root)\n", test);
 		return NULL;
 	}
-	if (on_image && !loop_mounts(test))
+	if (on == JAIL_IMAGE && !loop_mounts(test))
 		return NULL;
 	switch (private_mounts(test)) {
 	case MOUNT_NS_NONE:
@@ -156,19 +176,24 @@ char *jail_make(const char *test, bool on_image)
 		break;
 	}
 	top = make_tmpdir();
-	ck_assert_msg(mount("jail", top, "tmpfs", 0, "mode=0755") == 0, "tmpfs: %s", strerror(errno));
-	if (on_image) {
+	if (on == JAIL_DISK && !on_plain_disk(test, top)) {
+		free(top);
+		return NULL;
+	}
+	ck_assert_msg(on == JAIL_DISK ? mount(top, top, NULL, MS_BIND, NULL) == 0
+	                              : mount("jail", top, "tmpfs", 0, "mode=0755") == 0,
+	              "%s: %s", top, strerror(errno));
+	if (on == JAIL_IMAGE) {
 		snprintf(cmd, sizeof(cmd), "PATH=/usr/sbin:/sbin:$PATH; truncate -s 256M %s/fs.img && "
 		         "mkfs.ext4 -q -F %s/fs.img >/dev/null 2>&1 && mkdir %s/m && "
 		         "mount -o loop %s/fs.img %s/m", top, top, top, top, top);
 		ck_assert_msg(system(cmd) == 0, "%s: failed", cmd);
-		ck_assert_int_ge(asprintf(&jail, "%s/m/jail", top), 0);
-	} else {
-		ck_assert_int_ge(asprintf(&jail, "%s/jail", top), 0);
 	}
+	ck_assert_int_ge(asprintf(&jail, "%s/%s", top, on == JAIL_IMAGE ? "m/jail" : "jail"), 0);
 	free(top);
 	ck_assert_int_eq(mkdir(jail, 0755), 0);
-	for (const char *const *d = (const char *const[]){ "d", "ok", "proc", "dev", NULL }; *d; d++)
+	for (const char *const *d = (const char *const[]){ "d", "ok", "proc", "dev", "sys", NULL }; *d;
+	     d++)
 		ck_assert_int_eq(mkdir(join(jail, *d), 0755), 0);
 	copy_program(FSOP, join(jail, "fsop"));
 	jail_libraries(jail, FSOP);
@@ -176,14 +201,15 @@ char *jail_make(const char *test, bool on_image)
 	write_file(join(jail, "ok/file"), "ok\n", 0644);
 	write_file(join(jail, "dev/null"), "", 0644);
 	ck_assert_msg(mount("proc", join(jail, "proc"), "proc", 0, NULL) == 0 &&
-	                  mount("/dev/null", join(jail, "dev/null"), NULL, MS_BIND, NULL) == 0,
+	                  mount("/dev/null", join(jail, "dev/null"), NULL, MS_BIND, NULL) == 0 &&
+	                  (on != JAIL_DISK || mount("sysfs", join(jail, "sys"), "sysfs", 0, NULL) == 0),
 	              "mount: %s", strerror(errno));
 	return jail;
 }
 
-/* The jail gone: its tmpfs detached with every mount in it (the host's
- * /dev/null among them: a removal would not stop at a mount point), and
- * the directory it was on removed. */
+/* The jail gone: the mount it is in detached with every mount in it (the
+ * host's /dev/null among them: a removal would not stop at a mount point),
+ * and the directory it was in removed. */
 void jail_end(char *jail)
 {
 	char *top = dirname(jail);
@@ -192,7 +218,8 @@ void jail_end(char *jail)
 		top = dirname(top); /* an image's mount, in the tmpfs */
 
 	ck_assert_int_eq(umount2(top, MNT_DETACH), 0);
-	ck_assert_int_eq(rmdir(top), 0);
+	rm_rf(top); /* a disk's jail, its files left beneath */
+	ck_assert_int_eq(access(top, F_OK), -1);
 	free(jail);
 }
 

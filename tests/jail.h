@@ -12,9 +12,11 @@ bool loop_mounts(const char *test);
  * copied into the jail at the same paths: no mount of the host's needed. */
 void jail_libraries(const char *jail, const char *program);
 /* A jail (malloc'd) with /d/secret ("the-secret"), /ok/file, fsop at
- * /fsop, /proc and /dev/null; NULL, with a SKIP line, where it cannot be
- * made or Landlock is not enforced.  on_image: on an ext4 image. */
-char *jail_make(const char *test, bool on_image);
+ * /fsop, /proc and /dev/null, on a tmpfs, an ext4 image, or the machine's
+ * disk (with /sys); NULL, with a SKIP line, where it cannot be made or
+ * Landlock is not enforced. */
+enum jail_on { JAIL_TMPFS, JAIL_IMAGE, JAIL_DISK };
+char *jail_make(const char *test, enum jail_on on);
 /* The jail gone, every mount in it with it; frees jail. */
 void jail_end(char *jail);
 /* path (absolute) made in the jail, with every directory on its way. */
