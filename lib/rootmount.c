@@ -39,11 +39,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -122,23 +125,60 @@ static int backed_plainly(const struct statmount0 *sm, bool *plain)
 	return err;
 }
 
+/* A child that asks for a user namespace and says what it got. */
+CHILD static int ask_userns(void *arg)
+{
+	(void)arg;
+	_exit(syscall(SYS_unshare, CLONE_NEWUSER) ? 1 : 0);
+}
+
+/* Whether the kernel refuses this process a user namespace, as it refuses
+ * every chrooted one: asked of a child that does nothing else, with no
+ * exit signal (clone.c's probe).  Where user namespaces are switched off,
+ * or a filter refuses them, the answer is yes too: a chroot is assumed,
+ * the safe side (only mounts whose layers are named by path lose by it). */
+static bool userns_refused(void)
+{
+	SBX_KEEP_ERRNO;
+	char stack[16384] __attribute__((aligned(16)));
+	int status = 0;
+	pid_t pid = clone(ask_userns, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, NULL);
+
+	if (pid < 0)
+		return true;
+	while (syscall(SYS_wait4, pid, &status, __WALL, NULL) < 0 && errno == EINTR)
+		;
+	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
 /* Whether the mount id (the root's, a mount's own root) lies on a mount
  * that is not the namespace's root: a chroot into a mount point, or into
  * a filesystem mounted over "/" (the namespace's root is its own parent;
  * the root of a namespace not chrooted, or entered by pivot_root(2), lies
- * on it).  Only root is told: for another user the parent is out of reach
- * and unknown, and the caller's root taken for the namespace's. */
+ * on it).  statmount(2) tells root; another user, for whom the parent is
+ * out of reach, learns it from the kernel's refusal of a user namespace
+ * to a chroot, once for each mount its root is. */
 static bool on_inner_mount(uint64_t id)
 {
+	static atomic_uint_least64_t told; /* id << 1 | the answer, once asked */
 	struct mnt_id_req0 req = { .size = 24, .mnt_id = id, .param = SM_MNT_BASIC };
 	struct statmount0 sm;
+	uint64_t was = atomic_load_explicit(&told, memory_order_relaxed);
+	bool inner;
 
 	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) < 0 || !(sm.mask & SM_MNT_BASIC) ||
 	    sm.mnt_parent_id == id)
 		return false;
 	req.mnt_id = sm.mnt_parent_id;
-	return syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) == 0 && (sm.mask & SM_MNT_BASIC) &&
-	       sm.mnt_parent_id != req.mnt_id;
+	if (syscall(SYS_statmount, &req, &sm, sizeof(sm), 0) == 0)
+		return (sm.mask & SM_MNT_BASIC) && sm.mnt_parent_id != req.mnt_id;
+	if (errno != EPERM)
+		return false;
+	if (was && was >> 1 == id)
+		return was & 1;
+	inner = userns_refused();
+	atomic_store_explicit(&told, id << 1 | inner, memory_order_relaxed);
+	return inner;
 }
 
 int sbx__mounts_root(struct mounts *m)

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <sched.h>
@@ -338,10 +339,21 @@ static int through_overlay(void)
 	return 0;
 }
 
+/* The same, as another user than root (nobody), who is not told where
+ * the jail's mount lies: the kernel's refusal of a user namespace to a
+ * chroot tells it. */
+static int through_overlay_as_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return fprintf(stderr, "nobody: %s\n", strerror(errno)), 100;
+	return through_overlay();
+}
+
 /* The jail's root a directory (the chroot told by statx(2)), or a mount
- * point of its own, bound onto itself (told by statmount(2): its mount
- * lies on another than the namespace's root). */
-static void overlay_with_decoys(const char *test, bool mount_point)
+ * point of its own, bound onto itself (told by statmount(2), or as
+ * another user by the refusal of a user namespace: its mount lies on
+ * another than the namespace's root). */
+static void overlay_with_decoys(const char *test, bool mount_point, int (*steps)(void))
 {
 	char *jail = jail_make(test, JAIL_TMPFS), opts[3 * 4200];
 
@@ -358,19 +370,25 @@ static void overlay_with_decoys(const char *test, bool mount_point)
 	jail_mkdirs(jail, opts);
 	snprintf(opts, sizeof(opts), "%s/w/u", jail);
 	jail_mkdirs(jail, opts);
-	ck_assert_msg(jailed(jail, through_overlay) == 0, "in the jail: its stderr above says why");
+	ck_assert_msg(jailed(jail, steps) == 0, "in the jail: its stderr above says why");
 	jail_end(jail);
 }
 
 START_TEST(test_chroot_overlay_decoys)
 {
-	overlay_with_decoys(__func__, false);
+	overlay_with_decoys(__func__, false, through_overlay);
 }
 END_TEST
 
 START_TEST(test_chroot_mount_point_overlay_decoys)
 {
-	overlay_with_decoys(__func__, true);
+	overlay_with_decoys(__func__, true, through_overlay);
+}
+END_TEST
+
+START_TEST(test_chroot_mount_point_overlay_decoys_user)
+{
+	overlay_with_decoys(__func__, true, through_overlay_as_nobody);
 }
 END_TEST
 
@@ -388,6 +406,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_on_disk);
 	tcase_add_test(tc, test_chroot_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys);
+	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys_user);
 	suite_add_tcase(su, tc);
 	return su;
 }
