@@ -160,6 +160,7 @@ struct mounts {
 	size_t nlayer_store;
 	bool chrooted;     /* the root is not the namespace's: layers named by path unknown */
 	const char *root_why; /* why the table holds no mount at "/" (rootmount.c), or NULL */
+	uint64_t root_id;  /* the mount the root is of (the table's id), or 0 */
 };
 
 /* Reads the mount table open as fd (the calling thread's, just opened);

@@ -297,6 +297,11 @@ static int note_stacking(struct mounts *m, size_t *cap, struct mount *mt, const 
 		 * names its file as the source. */
 		mt->image = true;
 		err = note_layer(m, cap, mt, source);
+	} else if (source[0] == '/' && !strncmp(type, "fuse", 4) && stat(source, &st) &&
+	           errno == ENOENT) {
+		/* A served file named by a path that names nothing here now
+		 * (renamed, removed, or of another root). */
+		mt->layers_unknown = true;
 	} else if (mt->own.dev_major != 0) {
 		/* Its source no block device here (a node since removed, a
 		 * name of another namespace): the filesystem's own device
@@ -355,11 +360,12 @@ static int index_points(struct mounts *m)
 		for (end = i + 1; end < m->n && !strcmp(all[end]->point, all[i]->point); end++)
 			;
 		for (size_t a = i; a < end; a++) {
-			bool covered = false;
+			bool covered = false, root = !strcmp(all[a]->point, "/") && m->root_id;
 
 			for (size_t b = i; b < end && !covered; b++)
 				covered = all[b]->parent == all[a]->id;
-			if (!covered) {
+			/* At "/", the root's own mount, whatever is stacked on it. */
+			if (root ? all[a]->id == m->root_id : !covered) {
 				m->points[m->npoints++] = all[a];
 				break;
 			}

@@ -193,6 +193,12 @@ int sbx__mounts_root(struct mounts *m)
 	bool plain, listed = false;
 	int err;
 
+	/* The root's mount by the table's id: a mount stacked on "/" after
+	 * the root was set is the table's last at "/", but no path of this
+	 * process's goes through it (mounts.c). */
+	if (!statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) &&
+	    (sx.stx_mask & STATX_MNT_ID))
+		m->root_id = sx.stx_mnt_id;
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | SBX_STATX_MNT_ID_UNIQUE, &sx))
 		return errno == ENOMEM ? ENOMEM : 0;
 	if (!(sx.stx_mask & SBX_STATX_MNT_ID_UNIQUE) ||

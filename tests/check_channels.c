@@ -841,6 +841,14 @@ START_TEST(test_fuse_image_second_name)
 	assert_refused(fsop(&s, "read", join(beside, "key")));
 	assert_reads(fsop(&s, "read", join(t.mine, "file")), "mine");
 	sbx_scopeattr_destroy(&s);
+	/* The image renamed in the denial: the table's source names nothing
+	 * now, and what the mount shows cannot be told. */
+	snprintf(cmd, sizeof(cmd), "%s.moved", image);
+	ck_assert_int_eq(rename(image, cmd), 0);
+	assert_reads(fsop(NULL, "read", join(beside, "key")), "the-secret");
+	scope_for(&s, t.other, false);
+	assert_refused(fsop(&s, "read", join(beside, "key")));
+	sbx_scopeattr_destroy(&s);
 out:
 	umount2(beside, MNT_DETACH);
 	tree_free(&t);

@@ -344,9 +344,25 @@ static int through_overlay(void)
  * chroot tells it. */
 static int through_overlay_as_nobody(void)
 {
+	sbx_scopeattr_t hide;
+	int step;
+
 	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 		return fprintf(stderr, "nobody: %s\n", strerror(errno)), 100;
-	return through_overlay();
+	if ((step = through_overlay()))
+		return step;
+	/* Hiding, which needs a user namespace here, refused at the compile
+	 * (no child finds it out, and no explanation says "hidden"). */
+	said_here[0] = '\0';
+	if (sbx_scopeattr_init(&hide) || sbx_scopeattr_adddeny(&hide, "/d") ||
+	    sbx_scopeattr_setflags(&hide, SBX_SCOPE_HIDE))
+		return fprintf(stderr, "the scope cannot be made\n"), 101;
+	sbx_scopeattr_setlogger(&hide, heard, NULL);
+	if (sbx_scopeattr_compile(&hide) != EINVAL ||
+	    !strstr(said_here, "the kernel gives another user than root no user namespace"))
+		return fprintf(stderr, "hiding not refused at the compile: %s\n", said_here), 6;
+	sbx_scopeattr_destroy(&hide);
+	return 0;
 }
 
 /* The jail's root a directory (the chroot told by statx(2)), or a mount
@@ -392,6 +408,47 @@ START_TEST(test_chroot_mount_point_overlay_decoys_user)
 }
 END_TEST
 
+/* A mount stacked on "/" after the root was set (no chroot into it): the
+ * table's last mount at "/", which no path of the process goes through.
+ * A bind of the denial stays a second name of it, told by the root's own
+ * mount. */
+START_TEST(test_root_covered)
+{
+	char *top, d[4200], alias[4200], through[4300], *out = NULL;
+	sbx_scopeattr_t s;
+	int status;
+
+	REQUIRE_LANDLOCK();
+	if (geteuid()) {
+		say_skip("SKIP %s: a mount on \"/\" needs root\n", __func__);
+		return;
+	}
+	if (private_mounts(__func__) != MOUNT_NS_PLAIN)
+		return;
+	top = make_tmpdir();
+	snprintf(d, sizeof(d), "%s/d", top);
+	snprintf(alias, sizeof(alias), "%s/alias", top);
+	snprintf(through, sizeof(through), "%s/secret", alias);
+	ck_assert(mkdir(d, 0755) == 0 && mkdir(alias, 0755) == 0);
+	write_file(join(d, "secret"), "the-secret\n", 0644);
+	ck_assert_int_eq(mount(d, alias, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount("over", "/", "tmpfs", 0, "mode=0755"), 0);
+	/* The positive control: the bind shows the secret. */
+	status = run_scoped(NULL, ARGV(HELPER_DIR "/fsop", "read", through), &out);
+	ck_assert_msg(status == 0 && out && strstr(out, "the-secret"), "unconfined: %d: %s", status,
+	              out ? out : "");
+	free(out);
+	ck_assert(sbx_scopeattr_init(&s) == 0 && sbx_scopeattr_adddeny(&s, d) == 0);
+	sbx_scopeattr_setevents(&s, 0);
+	status = run_scoped(&s, ARGV(HELPER_DIR "/fsop", "read", through), &out);
+	ck_assert_msg(!out || !strstr(out, "the-secret"), "ESCAPE: through the bind: %s", out);
+	ck_assert_msg(out && strstr(out, "EACCES"), "not refused: %d: %s", status, out ? out : "");
+	free(out);
+	sbx_scopeattr_destroy(&s);
+	free(top); /* the mounts end with this test's namespace */
+}
+END_TEST
+
 Suite *suite_chroot(void)
 {
 	Suite *su = suite_create("chroot");
@@ -404,6 +461,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_image_without_sysfs);
 	tcase_add_test(tc, test_chroot_on_image);
 	tcase_add_test(tc, test_chroot_on_disk);
+	tcase_add_test(tc, test_root_covered);
 	tcase_add_test(tc, test_chroot_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys_user);
