@@ -139,7 +139,8 @@ static const struct {
 	[DROP_LAYERS] = { "", " stays unreachable: it is an overlay, a filesystem mounted from a "
 	                      "directory or a loop-mounted image, whose layers or image the system "
 	                      "names by a relative path, through a symlink, as deleted, on an "
-	                      "overlay, in another root than this chroot's, or behind a device no "
+	                      "overlay, from another root (a chroot's, or where one cannot be ruled "
+	                      "out), or behind a device no "
 	                      "/sys here describes, so that "
 	                      "whether it shows a restricted path cannot be told", false },
 };

@@ -441,8 +441,9 @@ static void warn_unplaced(const struct alias_check *ac)
 		sbx__event(ac->scope, SBX_EVENT_ALIAS, 0, NULL, first->point,
 		           "%s%s %s an overlay, a filesystem mounted from a directory or a loop-mounted "
 		           "image, whose layers or image the system names by a relative path, through "
-		           "a symlink, as deleted, on an overlay, in another root than this chroot's, or "
-		           "behind a device no /sys here describes: where one lies in a restricted "
+		           "a symlink, as deleted, on an overlay, from another root (a chroot's, or where "
+		           "one cannot be ruled out), or behind a device no /sys here describes: "
+		           "where one lies in a restricted "
 		           "path, the scope does not cover it there", first->point,
 		           n > 1 ? " and other mounts" : "", n > 1 ? "are each" : "is");
 }
