@@ -217,9 +217,6 @@ static bool hiding_on(struct compiler *cc)
 	else if (!root_mounted())
 		snprintf(why, sizeof(why), "the root is no mount point (a chroot): no mount the child "
 		                           "makes could be kept from the caller's namespace");
-	else if (user && cc->mounts.chrooted)
-		snprintf(why, sizeof(why), "a chroot, where the kernel gives another user than root "
-		                           "no user namespace");
 	/* A compile the caller asked for before its spawns (the one that
 	 * fails early) learns it from a child now; a spawn's learns it from
 	 * its own child, which starts again expanded where it cannot. */
