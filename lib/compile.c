@@ -180,19 +180,6 @@ static int keep_mounts(struct compiler *cc)
 	return 0;
 }
 
-/* Whether the root is a mount's own (not a chroot's directory): a child
- * can make only the mounts it can name private, and covers made in the
- * mount that holds a chroot's root would reach the caller's namespace. */
-static bool root_mounted(void)
-{
-	struct statx sx;
-
-	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE, &sx) ||
-	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return true; /* not known: the child finds out */
-	return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
-}
-
 /* Whether this compile hides what it can (hide.c): not where a child could
  * not keep a cover in place or hold what it held before (no seccomp filter
  * to close setns(2) and its kin; no mount table to find second names),
@@ -214,7 +201,11 @@ static bool hiding_on(struct compiler *cc)
 		                           "reaches one");
 	else if (sbx__hide_unavailable(scope, why, sizeof(why)))
 		;
-	else if (!root_mounted())
+	/* A child can make only the mounts it can name private: covers made
+	 * in the mount holding a chroot's root would reach the caller's
+	 * namespace (where the table was not read, it is not known: the
+	 * child finds out). */
+	else if (cc->mounts.root_unmounted)
 		snprintf(why, sizeof(why), "the root is no mount point (a chroot): no mount the child "
 		                           "makes could be kept from the caller's namespace");
 	/* A compile the caller asked for before its spawns (the one that

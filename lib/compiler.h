@@ -159,6 +159,7 @@ struct mounts {
 	struct view *layer_store;
 	size_t nlayer_store;
 	bool chrooted;     /* the root is not the namespace's: layers named by path unknown */
+	bool root_unmounted; /* the root is no mount's own root (a chroot into a directory) */
 	const char *root_why; /* why the table holds no mount at "/" (rootmount.c), or NULL */
 	uint64_t root_id;  /* the mount the root is of (the table's id), or 0 */
 };

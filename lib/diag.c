@@ -309,30 +309,47 @@ void sbx__refused_event(const struct sbx_scope *scope, const char *file, int err
 
 static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void sbx__once(atomic_bool *done, void (*init)(void))
+/* init(arg) run once, by the first caller; the others wait for it. */
+static void once_with(atomic_bool *done, void (*init)(void *), void *arg)
 {
 	if (atomic_load_explicit(done, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&once_lock);
 	if (!atomic_load_explicit(done, memory_order_relaxed)) {
-		init();
+		init(arg);
 		atomic_store_explicit(done, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&once_lock);
+}
+
+struct plain_init {
+	void (*fn)(void);
+};
+
+static void run_plain(void *arg)
+{
+	((struct plain_init *)arg)->fn();
+}
+
+void sbx__once(atomic_bool *done, void (*init)(void))
+{
+	struct plain_init p = { init };
+
+	once_with(done, run_plain, &p);
+}
+
+static void make_key(void *arg)
+{
+	struct sbx_thread_slot *slot = arg;
+
+	slot->made = pthread_key_create(&slot->key, slot->destroy ? slot->destroy : free) == 0;
 }
 
 void *sbx__thread_slot(struct sbx_thread_slot *slot)
 {
 	void *p;
 
-	if (!atomic_load_explicit(&slot->tried, memory_order_acquire)) {
-		pthread_mutex_lock(&once_lock);
-		if (!atomic_load_explicit(&slot->tried, memory_order_relaxed)) {
-			slot->made = pthread_key_create(&slot->key, slot->destroy ? slot->destroy : free) == 0;
-			atomic_store_explicit(&slot->tried, true, memory_order_release);
-		}
-		pthread_mutex_unlock(&once_lock);
-	}
+	once_with(&slot->tried, make_key, slot);
 	if (!slot->made)
 		return NULL;
 	if (!(p = pthread_getspecific(slot->key)) && (p = calloc(1, slot->size)) &&

@@ -213,7 +213,7 @@ int sbx__mounts_root(struct mounts *m)
 			              "(another namespace's, as through /proc/PID/root)";
 		return 0;
 	}
-	m->chrooted = true;
+	m->chrooted = m->root_unmounted = true;
 	if (listed)
 		return 0;
 	req.mnt_id = sx.stx_mnt_id;

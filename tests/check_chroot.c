@@ -106,14 +106,20 @@ static int in_jail(void)
 #undef EXPECT
 }
 
-START_TEST(test_chroot_not_a_mount)
+/* A jail of the kind given, confined as its steps above say. */
+static void confined_in(const char *test, enum jail_on kind)
 {
-	char *jail = jail_make(__func__, JAIL_TMPFS);
+	char *jail = jail_make(test, kind);
 
 	if (!jail)
 		return;
 	ck_assert_msg(jailed(jail, in_jail) == 0, "in the jail: its stderr above says the step");
 	jail_end(jail);
+}
+
+START_TEST(test_chroot_not_a_mount)
+{
+	confined_in(__func__, JAIL_TMPFS);
 }
 END_TEST
 
@@ -143,12 +149,7 @@ static int said_why(void)
  * tmpfs. */
 START_TEST(test_chroot_on_disk)
 {
-	char *jail = jail_make(__func__, JAIL_DISK);
-
-	if (!jail)
-		return;
-	ck_assert_msg(jailed(jail, in_jail) == 0, "in the jail: its stderr above says the step");
-	jail_end(jail);
+	confined_in(__func__, JAIL_DISK);
 }
 END_TEST
 
