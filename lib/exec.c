@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Exec: the PATH lookup shared with the spawn engine's child, and
- * sbx_execve / sbx_execvpe, which confine the calling process and exec. */
+/* Exec: sbx_execve / sbx_execvpe, which confine the calling process and
+ * exec (the PATH lookup they share with the spawn engine's child is
+ * search.c's). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,72 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat/landlock.h"
 #include "internal.h"
 #include "lib/hiding.h"
 #include "lib/confine.h"
-
-const char *sbx__search_path(char *buf, size_t size)
-{
-	const char *path = getenv("PATH");
-	size_t n;
-
-	if (path)
-		return path;
-	n = confstr(_CS_PATH, buf, size);
-	return n > 0 && n <= size ? buf : "/bin:/usr/bin";
-}
-
-/* glibc's execvpe lookup, without its shell fallback (as posix_spawnp):
- * EACCES is remembered and the search goes on, ENOENT, ENOTDIR and their
- * kin go on, anything else ends it.  Async-signal-safe: it runs in the
- * spawn engine's child.  Returns the errno. */
-CHILD int sbx__exec_search(const char *file, const char *search_path, char *const argv[],
-                     char *const envp[])
-{
-	char buf[PATH_MAX + NAME_MAX + 3];
-	/* A name too long for a directory entry is cut one byte past the
-	 * limit: exec then fails with ENAMETOOLONG, as glibc's does. */
-	size_t flen = strnlen(file, NAME_MAX + 1);
-	int got_eacces = 0;
-	const char *p = search_path, *end;
-
-	for (;; p = end + 1) {
-		size_t dlen;
-
-		for (end = p; *end && *end != ':'; end++)
-			;
-		dlen = (size_t)(end - p);
-		if (dlen < PATH_MAX) {
-			/* An empty element is the current directory. */
-			memcpy(buf, p, dlen);
-			buf[dlen] = '/';
-			memcpy(buf + dlen + (dlen > 0), file, flen);
-			buf[dlen + (dlen > 0) + flen] = '\0';
-			if (syscall(SYS_execve, buf, argv, envp) < 0) {
-				switch (errno) {
-				case EACCES:
-					got_eacces = 1;
-					break;
-				case ENOENT:
-				case ESTALE:
-				case ENOTDIR:
-				case ENODEV:
-				case ETIMEDOUT:
-					break;
-				default:
-					return errno;
-				}
-			}
-		}
-		if (!*end)
-			break;
-	}
-	return got_eacces ? EACCES : ENOENT;
-}
 
 /* The ruleset an exec applies: hiding what it can, unless the process
  * holds something that reaches a hidden denial (held.c), or cannot make a

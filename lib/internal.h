@@ -427,7 +427,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs);
 /* The calling thread's mount namespace, by its inode (0: unknown). */
 ino_t sbx__mount_ns(void);
 
-/* ---- exec (exec.c) --------------------------------------------------- */
+/* ---- the PATH lookup (search.c) ----------------------------------------- */
 
 /* PATH from the environment, else the C library's default (in buf). */
 const char *sbx__search_path(char *buf, size_t size);
