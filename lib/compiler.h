@@ -164,8 +164,9 @@ struct mounts {
 	uint64_t root_id;  /* the mount the root is of (the table's id), or 0 */
 };
 
-/* Reads the mount table open as fd (the calling thread's, just opened);
- * sbx__places_build then places the tree's configured paths in it. */
+/* Reads the mount table open as fd (the calling thread's, just opened:
+ * mountread.c); sbx__places_build then places the tree's configured
+ * paths in it. */
 int sbx__mounts_read(struct mounts *m, int fd);
 /* The mount holding the root, where the table leaves it out (a chroot):
  * added to m->v (before m is sorted), or left out where that would not be

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The mount table's reading (mounts.c) and what a mount shows again
- * (layers.c), between the two. */
+/* The mount table's reading (mountread.c), its strings and index
+ * (mounts.c), and what a mount shows again (layers.c), between them. */
 #ifndef SBX_LAYERS_H
 #define SBX_LAYERS_H
 
@@ -16,5 +16,7 @@ int sbx__mounts_note_stacking(struct mounts *m, size_t *cap, struct mount *mt, c
                               const char *source, char *super);
 /* Each mount's layers placed in its own filesystem, or said unknown. */
 int sbx__mounts_place_layers(struct mounts *m);
+/* m->v sorted by id, and m->points made: 0, or ENOMEM (mounts.c). */
+int sbx__mounts_index(struct mounts *m);
 
 #endif
