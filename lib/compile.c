@@ -209,9 +209,10 @@ static bool hiding_on(struct compiler *cc)
 		snprintf(why, sizeof(why), "the root is no mount point (a chroot): no mount the child "
 		                           "makes could be kept from the caller's namespace");
 	/* A compile the caller asked for before its spawns (the one that
-	 * fails early) learns it from a child now; a spawn's learns it from
-	 * its own child, which starts again expanded where it cannot. */
-	else if (cc->out->snapshot && !sbx__hide_probe(why, sizeof(why)))
+	 * fails early), or an explanation, learns it from a child now; a
+	 * spawn's learns it from its own child, which starts again expanded
+	 * where it cannot. */
+	else if (cc->probe && !sbx__hide_probe(why, sizeof(why)))
 		;
 	else if (!sbx__seccomp_supported() || !sbx__seccomp_kernel())
 		snprintf(why, sizeof(why), "no seccomp filter can be installed here");
@@ -451,6 +452,7 @@ int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_rule
 	if ((cc = calloc(1, sizeof(*cc)))) {
 		cc->scope = scope;
 		cc->out = out;
+		cc->probe = how & (SBX_COMPILE_SNAPSHOT | SBX_COMPILE_PROBE);
 		err = run(cc);
 		if (err)
 			failed(cc, err);

@@ -354,6 +354,8 @@ struct compiler {
 	bool mounts_moved;   /* the mount table changed while the compile ran */
 	int err;             /* the compile as a whole failed */
 	bool refused;        /* out says why */
+	bool probe;          /* a child's namespace tried first (SBX_COMPILE_PROBE, a
+	                      * snapshot): a spawn's child finds it out itself */
 	/* Entries that vanished between listing and opening, said in one
 	 * line by the default logger. */
 	size_t vanished;

@@ -269,7 +269,9 @@ static void existing_ancestor(const char *path, char *at)
 
 /* Compiles a copy of the scope that tells what the compile did, keeps
  * nothing, and says nothing; the flags that make the spawn fail rather
- * than say (strict, require) are the caller's to read. */
+ * than say (strict, require) are the caller's to read.  Whether a child
+ * could hide is asked of a probe child (once a thread, as for
+ * sbx_scopeattr_compile), not left to a spawn's to find out. */
 static int compile_heard(const struct sbx_scope *s, struct heard *h, struct sbx_ruleset *rs)
 {
 	struct sbx_scope copy;
@@ -282,7 +284,7 @@ static int compile_heard(const struct sbx_scope *s, struct heard *h, struct sbx_
 	copy.trace_arg = h;
 	copy.snapshot = copy.cache = NULL;
 	copy.flags &= ~(SBX_SCOPE_STRICT | SBX_SCOPE_REQUIRE);
-	return sbx__ruleset_compile(&copy, SBX_COMPILE_ONCE, rs);
+	return sbx__ruleset_compile(&copy, SBX_COMPILE_ONCE | SBX_COMPILE_PROBE, rs);
 }
 
 /* No child would be confined, or none would run: said without a compile. */

@@ -419,6 +419,7 @@ struct sbx_ruleset {
 #define SBX_COMPILE_UNWATCHED 2 /* no watch, no handle */
 #define SBX_COMPILE_SNAPSHOT 4  /* sbx_scopeattr_compile()'s: what it drops stays dropped */
 #define SBX_COMPILE_EXPAND 8    /* every denial expanded, none hidden */
+#define SBX_COMPILE_PROBE 16    /* whether a child can hide asked of a probe first */
 int sbx__ruleset_compile(const struct sbx_scope *scope, int how, struct sbx_ruleset *out);
 void sbx__ruleset_release(struct sbx_ruleset *rs);
 

@@ -409,6 +409,43 @@ START_TEST(test_chroot_mount_point_overlay_decoys_user)
 }
 END_TEST
 
+/* As nobody in a jail bound onto itself, nothing else in it: each spawn's
+ * child finds no user namespace and expands the denial, and an
+ * explanation asked before any spawn (which would have found it out for
+ * the process) says as much, not "hidden". */
+static int explained_as_nobody(void)
+{
+	sbx_explanation_t x;
+	sbx_scopeattr_t s;
+	char *out;
+
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return fprintf(stderr, "nobody: %s\n", strerror(errno)), 100;
+	if (sbx_scopeattr_init(&s) || sbx_scopeattr_adddeny(&s, "/d") ||
+	    sbx_scopeattr_explain(&s, "/d/secret", &x))
+		return fprintf(stderr, "the explanation cannot be had\n"), 1;
+	sbx_scopeattr_destroy(&s);
+	if (x.reason != SBX_REASON_DENIED || strstr(x.message, "hidden"))
+		return fprintf(stderr, "the explanation: %d: %s\n", x.reason, x.message), 2;
+	denied_read("/d/secret", &out);
+	if (out && strstr(out, "the-secret"))
+		return fprintf(stderr, "ESCAPE: %s\n", out), 3;
+	free(out);
+	return 0;
+}
+
+START_TEST(test_chroot_mount_point_user_explained)
+{
+	char *jail = jail_make(__func__, JAIL_TMPFS);
+
+	if (!jail)
+		return;
+	ck_assert_int_eq(mount(jail, jail, NULL, MS_BIND | MS_REC, NULL), 0);
+	ck_assert_msg(jailed(jail, explained_as_nobody) == 0, "in the jail: its stderr above says why");
+	jail_end(jail);
+}
+END_TEST
+
 /* A mount stacked on "/" after the root was set (no chroot into it): the
  * table's last mount at "/", which no path of the process goes through.
  * A bind of the denial stays a second name of it, told by the root's own
@@ -466,6 +503,7 @@ Suite *suite_chroot(void)
 	tcase_add_test(tc, test_chroot_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys);
 	tcase_add_test(tc, test_chroot_mount_point_overlay_decoys_user);
+	tcase_add_test(tc, test_chroot_mount_point_user_explained);
 	suite_add_tcase(su, tc);
 	return su;
 }
