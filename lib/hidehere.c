@@ -5,17 +5,21 @@
  * child found its namespace refused (user namespaces off, a seccomp filter,
  * a security module, a Landlock domain the caller runs in): every later
  * spawn expands then.  And the probe that asks a child first
- * (sbx_scopeattr_compile(3), sbxrun --status).
+ * (sbx_scopeattr_compile(3), sbxrun --status, an explanation).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +27,7 @@
 #include "internal.h"
 #include "lib/hiding.h"
 #include "lib/confine.h"
+#include "lib/child.h"
 
 /* What a child of this process met making the namespace: 0 nothing yet,
  * else the errno, and the step. */
@@ -53,22 +58,51 @@ bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size
 
 static _Thread_local bool probed_here;
 
-/* A child that makes the namespace and exits: whether one of this process
- * could hide a denial now (why not, in why).  It says the step that failed
- * through a pipe (a fork child's strings are the parent's, at the same
- * addresses). */
-bool sbx__hide_probe(char *why, size_t size)
+struct asked {
+	int fd; /* the pipe's end the child writes its answer to */
+};
+
+struct answer {
+	int err;
+	const char *call; /* a string of the library's: the same address in a copy */
+};
+
+/* The child: the namespace made, as a spawn's child makes it, and what it
+ * met said through the pipe (a copy of the caller, where an emulator's
+ * clone copies instead of sharing, writes it there too). */
+CHILD static int ask_hiding(void *arg)
 {
-	struct { int err; const char *call; } r = { 0, "fork" };
-	int p[2], status = 0;
+	const struct asked *a = arg;
+	struct answer r = { 0, "unshare" };
+	bool user;
+
+	r.err = sbx__hide_enter(&user, &r.call);
+	(void)sys(SYS_write, a->fd, (long)&r, sizeof(r), 0);
+	_exit(0);
+}
+
+/* A child that makes the namespace and exits: whether one of this thread
+ * could hide a denial now (why not, in why).  Made as a spawn's child is
+ * (clone.c): sharing the caller's memory, on a stack of its own, with no
+ * exit signal (a caller's SIGCHLD handler never hears of it, and it is
+ * waited for with __WALL alone), every signal blocked while it runs.
+ * Where record, the answer holds for the process (a refusal) or the
+ * thread (a namespace made), and is asked once; else it is asked afresh
+ * and kept by no one (an explanation's: what a spawn now would meet). */
+bool sbx__hide_probe(char *why, size_t size, bool record)
+{
+	struct answer r = { 0, "clone" };
+	struct asked a;
+	sigset_t all, old;
+	int p[2];
+	char *stack;
 	pid_t pid;
-	bool user, answered = false;
+	bool answered = false;
 
 	if (sbx__hide_unavailable(NULL, why, size))
 		return false;
-	/* Asked once per thread (a Landlock domain is a thread's): a child
-	 * that could not, since, has said so (sbx__hide_refused). */
-	if (probed_here) {
+	/* A child that could not, since, has said so (sbx__hide_refused). */
+	if (record && probed_here) {
 		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
 		                                    "child's own" : "a mount namespace of the child's own");
 		return true;
@@ -81,37 +115,43 @@ bool sbx__hide_probe(char *why, size_t size)
 		snprintf(why, size, "pipe: %s", strerror(errno));
 		return false;
 	}
-	/* No exit signal: a caller's SIGCHLD handler never hears of a child
-	 * it did not ask for (it is waited for with __WALL alone). */
-	pid = (pid_t)syscall(SYS_clone, 0, 0, NULL, NULL, 0);
-	if (pid == 0) {
-		r.err = sbx__hide_enter(&user, &r.call);
-		(void)!write(p[1], &r, sizeof(r));
-		_exit(0);
+	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+	             -1, 0);
+	if (stack == MAP_FAILED) {
+		r.err = errno;
+		pid = -1;
+	} else {
+		a.fd = p[1];
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pid = clone(ask_hiding, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK, &a);
+		if (pid < 0)
+			r.err = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	close(p[1]);
-	if (pid < 0) {
-		r.err = errno;
-	} else {
+	if (pid > 0) {
 		ssize_t n;
 
 		while ((n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
 			;
 		if (n != (ssize_t)sizeof(r))
-			r = (typeof(r)){ ECHILD, "the probe" };
+			r = (struct answer){ ECHILD, "the probe" };
 		else
 			answered = true;
+		while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
+			;
 	}
 	close(p[0]);
-	while (pid > 0 && waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-		;
+	if (stack != MAP_FAILED)
+		munmap(stack, CHILD_STACK);
 	/* The child's answer holds for the process; a probe that could not be
 	 * made (no process to spare) for this question alone. */
-	if (r.err && answered)
+	if (r.err && answered && record)
 		sbx__hide_refused(r.err, r.call);
 	if (r.err)
 		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
-	else
+	else if (record)
 		probed_here = true;
 	if (!r.err)
 		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "

@@ -416,6 +416,7 @@ END_TEST
 static int explained_as_nobody(void)
 {
 	sbx_explanation_t x;
+	sbx_outcome_t oc;
 	sbx_scopeattr_t s;
 	char *out;
 
@@ -431,6 +432,9 @@ static int explained_as_nobody(void)
 	if (out && strstr(out, "the-secret"))
 		return fprintf(stderr, "ESCAPE: %s\n", out), 3;
 	free(out);
+	/* As the explanation said: the spawn expanded the denial. */
+	if (sbx_outcome_get(&oc) || oc.hidden != 0 || oc.expanded != 1)
+		return fprintf(stderr, "hidden %u, expanded %u\n", oc.hidden, oc.expanded), 4;
 	return 0;
 }
 

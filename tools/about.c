@@ -228,7 +228,7 @@ static void status_hiding(void)
 {
 	char why[256];
 
-	if (sbx__hide_probe(why, sizeof(why)))
+	if (sbx__hide_probe(why, sizeof(why), true))
 		printf("hiding: works (%s): a denial is covered there, a read-only path sealed, "
 		       "nothing above either frozen\n", why);
 	else
