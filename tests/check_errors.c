@@ -76,6 +76,17 @@ static int reap_all(void)
 	return n;
 }
 
+/* What the scope keeps let go of: a change of its flags forgets its
+ * compiles (scope.c), which closes their descriptors. */
+static void forget(sbx_scopeattr_t *s)
+{
+	int flags = 0;
+
+	ck_assert_int_eq(sbx_scopeattr_getflags(s, &flags), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, flags ^ SBX_SCOPE_LISTABLE), 0);
+	ck_assert_int_eq(sbx_scopeattr_setflags(s, flags), 0);
+}
+
 START_TEST(test_enomem_spawn_and_compile)
 {
 	struct tree t;
@@ -98,10 +109,14 @@ START_TEST(test_enomem_spawn_and_compile)
 	sbx_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	sbx_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	fds = count_fds();
-	/* Out of memory anywhere in the compile: ENOMEM and no child, never a
-	 * child that runs unconfined; and no descriptor left behind. */
+	/* Out of memory anywhere in the compile or the spawn: ENOMEM and no
+	 * child, never a child that runs unconfined; and no descriptor left
+	 * behind once the scope lets go of what it keeps (a compile made and
+	 * kept, then an allocation failing in the spawn's later steps, such
+	 * as those held.c makes where a denial is hidden). */
 	EVERY_ALLOCATION_FAILS_OR(sbx_posix_spawn(&pid, FSOP, &fa, NULL, &s, argv, environ),
 	                          ck_assert_int_eq(reap_all(), 0);
+	                          forget(&s);
 	                          ck_assert_int_eq(count_fds(), fds),
 	                          ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0));
 	ck_assert_int_eq(WEXITSTATUS(wait_status(pid)), 0); /* the re-admitted file */
