@@ -201,6 +201,9 @@ int sbx__mounts_root(struct mounts *m)
 		m->root_id = sx.stx_mnt_id;
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE | SBX_STATX_MNT_ID_UNIQUE, &sx))
 		return errno == ENOMEM ? ENOMEM : 0;
+	/* Told by Linux 5.8 and later, the unique id or not. */
+	m->root_unmounted = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	                    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 	if (!(sx.stx_mask & SBX_STATX_MNT_ID_UNIQUE) ||
 	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
 		return 0;
@@ -213,7 +216,7 @@ int sbx__mounts_root(struct mounts *m)
 			              "(another namespace's, as through /proc/PID/root)";
 		return 0;
 	}
-	m->chrooted = m->root_unmounted = true;
+	m->chrooted = true;
 	if (listed)
 		return 0;
 	req.mnt_id = sx.stx_mnt_id;
