@@ -39,7 +39,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,8 +144,14 @@ static bool userns_refused(void)
 	SBX_KEEP_ERRNO;
 	char stack[16384] __attribute__((aligned(16)));
 	int status = 0;
-	pid_t pid = clone(ask_userns, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, NULL);
+	sigset_t all, old;
+	pid_t pid;
 
+	/* No handler of the caller's may run in a child sharing its memory. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone(ask_userns, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
 		return true;
 	while (syscall(SYS_wait4, pid, &status, __WALL, NULL) < 0 && errno == EINTR)
