@@ -180,16 +180,6 @@ static int keep_mounts(struct compiler *cc)
 	return 0;
 }
 
-/* Whether the scope has a denial or a read-only path, which a child would
- * hide or seal: else nothing is asked of a probe. */
-static bool hides_any(const struct sbx_scope *scope)
-{
-	for (size_t i = 0; i < scope->nrules; i++)
-		if (scope->rules[i].mode != SBX_MODE_ALLOW)
-			return true;
-	return false;
-}
-
 /* Whether this compile hides what it can (hide.c): not where a child could
  * not keep a cover in place or hold what it held before (no seccomp filter
  * to close setns(2) and its kin; no mount table to find second names),
@@ -222,8 +212,7 @@ static bool hiding_on(struct compiler *cc)
 	 * fails early), or an explanation, learns it from a child now; a
 	 * spawn's learns it from its own child, which starts again expanded
 	 * where it cannot. */
-	else if (cc->probe && hides_any(scope) &&
-	         !sbx__hide_probe(why, sizeof(why), cc->out->snapshot))
+	else if (cc->probe && sbx__hide_probe(why, sizeof(why), cc->out->snapshot) == 0)
 		;
 	else if (!sbx__seccomp_supported() || !sbx__seccomp_kernel())
 		snprintf(why, sizeof(why), "no seccomp filter can be installed here");

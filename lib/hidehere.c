@@ -82,79 +82,82 @@ CHILD static int ask_hiding(void *arg)
 }
 
 /* A child that makes the namespace and exits: whether one of this thread
- * could hide a denial now (why not, in why).  Made as a spawn's child is
- * (clone.c): sharing the caller's memory, on a stack of its own, with no
- * exit signal (a caller's SIGCHLD handler never hears of it, and it is
- * waited for with __WALL alone), every signal blocked while it runs.
- * Where record, the answer holds for the process (a refusal) or the
- * thread (a namespace made), and is asked once; else it is asked afresh
- * and kept by no one (an explanation's: what a spawn now would meet). */
-bool sbx__hide_probe(char *why, size_t size, bool record)
+ * could hide a denial now: 1 one did, 0 one was refused it (why not, in
+ * why), -1 none could be asked, or it did not answer (why): not known, as
+ * a probe proves nothing that could not be made, and a spawn's child
+ * finds it out for itself.  Made as a spawn's child is (clone.c): sharing
+ * the caller's memory, on a stack of its own, with no exit signal (a
+ * caller's SIGCHLD handler never hears of it, and it is waited for with
+ * __WALL alone), every signal blocked while it runs.  Where record, an
+ * answer holds for the process (a refusal) or the thread (a namespace
+ * made), and is asked once; else it is asked afresh and kept by no one
+ * (an explanation's: what a spawn now would meet). */
+int sbx__hide_probe(char *why, size_t size, bool record)
 {
 	struct answer r = { 0, "clone" };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = CHILD_STACK + page;
 	struct asked a;
 	sigset_t all, old;
 	int p[2];
 	char *stack;
-	pid_t pid;
-	bool answered = false;
+	pid_t pid = -1;
+	ssize_t n = 0;
 
 	if (sbx__hide_unavailable(NULL, why, size))
-		return false;
+		return 0;
 	/* A child that could not, since, has said so (sbx__hide_refused). */
 	if (record && probed_here) {
 		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
 		                                    "child's own" : "a mount namespace of the child's own");
-		return true;
+		return 1;
 	}
 	if (!sbx__seccomp_supported() || !sbx__seccomp_kernel()) {
 		snprintf(why, size, "no seccomp filter can be installed here");
-		return false;
+		return 0;
 	}
 	if (pipe2(p, O_CLOEXEC)) {
-		snprintf(why, size, "pipe: %s", strerror(errno));
-		return false;
+		snprintf(why, size, "not known: pipe: %s", strerror(errno));
+		return -1;
 	}
-	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-	             -1, 0);
-	if (stack == MAP_FAILED) {
-		r.err = errno;
-		pid = -1;
+	/* Its lowest page a guard, as for a spawn's child. */
+	stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
+	             0);
+	if (stack == MAP_FAILED || mprotect(stack, page, PROT_NONE)) {
+		r = (struct answer){ errno, "mmap" };
 	} else {
 		a.fd = p[1];
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
-		pid = clone(ask_hiding, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK, &a);
+		pid = clone(ask_hiding, stack + len, CLONE_VM | CLONE_VFORK, &a);
 		if (pid < 0)
 			r.err = errno;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	close(p[1]);
 	if (pid > 0) {
-		ssize_t n;
-
 		while ((n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
 			;
-		if (n != (ssize_t)sizeof(r))
-			r = (struct answer){ ECHILD, "the probe" };
-		else
-			answered = true;
 		while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
 			;
 	}
 	close(p[0]);
 	if (stack != MAP_FAILED)
-		munmap(stack, CHILD_STACK);
-	/* The child's answer holds for the process; a probe that could not be
-	 * made (no process to spare) for this question alone. */
-	if (r.err && answered && record)
-		sbx__hide_refused(r.err, r.call);
-	if (r.err)
+		munmap(stack, len);
+	if (pid < 0 || n != (ssize_t)sizeof(r)) {
+		snprintf(why, size, "not known: %s", pid < 0 ? r.call : "the probe did not answer");
+		if (pid < 0)
+			snprintf(why + strlen(why), size - strlen(why), ": %s", strerror(r.err));
+		return -1;
+	}
+	if (r.err) {
+		if (record)
+			sbx__hide_refused(r.err, r.call);
 		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
-	else if (record)
+		return 0;
+	}
+	if (record)
 		probed_here = true;
-	if (!r.err)
-		snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
-		                                      "child's own" : "a mount namespace of the child's own");
-	return !r.err;
+	snprintf(why, size, "%s", geteuid() ? "a user namespace and a mount namespace of the "
+	                                    "child's own" : "a mount namespace of the child's own");
+	return 1;
 }

@@ -17,9 +17,10 @@ void sbx__hide_refused(int err, const char *call);
 /* Whether no denial of scope (NULL: of any) is hidden here, why in why. */
 bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size);
 /* Whether a child of this process can hide denials now: a child tries
- * (sbxrun --status, a snapshot's compile, an explanation's); what, or why
- * not, in why; the answer kept (record) or not (hidehere.c). */
-bool sbx__hide_probe(char *why, size_t size, bool record);
+ * (sbxrun --status, a snapshot's compile, an explanation's): 1 yes, 0 no,
+ * -1 not known (no child could be asked); what, or why, in why; the
+ * answer kept (record) or not (hidehere.c). */
+int sbx__hide_probe(char *why, size_t size, bool record);
 /* Whether each hidden denial of rs, and each path bound back, is as it was. */
 bool sbx__hide_current(const struct sbx_ruleset *rs);
 /* Whether path lies in a path of rs bound back into a cover (or is one). */

@@ -381,6 +381,30 @@ START_TEST(test_hide_cwd_mounted_over)
 }
 END_TEST
 
+/* A probe that cannot be made proves nothing: where clone(2) refuses the
+ * children with no exit signal (the library's probes, not a spawn's
+ * child), a compile demanding hiding still succeeds, an explanation says
+ * hidden, and the spawn hides. */
+START_TEST(test_hide_probe_unmade)
+{
+	sbx_scopeattr_t s;
+	sbx_explanation_t x;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	WORKS(FSOP, "read", key);
+	seccomp_fail_when(SYS_clone, CLONE_VM | CLONE_VFORK, EAGAIN);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, key, &x), 0);
+	ck_assert_msg(x.reason == SBX_REASON_DENIED && strstr(x.message, "hidden"), "%s", x.message);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
+	REFUSED(&s, FSOP, "read", key);
+	outcome(1, 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide(void)
 {
 	Suite *su = suite_create("hide");
@@ -398,6 +422,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_replaced_between_spawns);
 	tcase_add_test(tc, test_hide_cwd_removed);
 	tcase_add_test(tc, test_hide_cwd_mounted_over);
+	tcase_add_test(tc, test_hide_probe_unmade);
 	suite_add_tcase(su, tc);
 	return su;
 }

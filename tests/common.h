@@ -146,6 +146,9 @@ void show_proc(void);
  * test ends there, with a SKIP line. */
 #define seccomp_fail(nr, err) seccomp_fail_(nr, err, __func__)
 void seccomp_fail_(long nr, int err, const char *test);
+/* The same for the calls of nr whose first argument's low word is arg0. */
+#define seccomp_fail_when(nr, arg0, err) seccomp_fail_when_(nr, arg0, err, __func__)
+void seccomp_fail_when_(long nr, long arg0, int err, const char *test);
 /* Whether a seccomp filter can be installed here, as the library asks
  * (filters known for x86_64 and aarch64; a kernel that reads one from NULL
  * says EFAULT); where not (an emulator), a SKIP line for test says why. */

@@ -227,10 +227,14 @@ static void status_terminal(void)
 static void status_hiding(void)
 {
 	char why[256];
+	int can = sbx__hide_probe(why, sizeof(why), true);
 
-	if (sbx__hide_probe(why, sizeof(why), true))
+	if (can > 0)
 		printf("hiding: works (%s): a denial is covered there, a read-only path sealed, "
 		       "nothing above either frozen\n", why);
+	else if (can < 0)
+		printf("hiding: %s: each command's child tries, and expands what it cannot hide\n",
+		       why);
 	else
 		printf("hiding: unavailable (%s): every denial is expanded, the directories above it "
 		       "frozen\n", why);
