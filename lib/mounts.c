@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mount table of the calling thread, and where the configured paths are
- * in their filesystems.
+ * The mount table of the calling thread, as read (mountread.c): its
+ * strings (fields, escapes, strings kept with it), its index (by id, and
+ * the visible mount at each point) and the lookups by point, id and path
+ * that the steps after it use (layers.c, rootmount.c, places.c).
  *
  * Landlock rules hold on inodes, and one inode can have several names: a
  * filesystem mounted twice, a bind mount of a directory, an overlay that
- * shows its lower and upper directories again under its own mount.  A
- * configured path is therefore also a place, a device and a path from that
- * filesystem's root, and what the scope allows on an inode is decided by
- * the places around it, whatever name the compile reached it by.  Places are
- * kept only for filesystems seen through more than one view: elsewhere a
- * name is the only way to an inode, and the tree alone decides.
+ * shows its lower and upper directories again under its own mount.  The
+ * table is what tells them: where a configured path is in its filesystem
+ * is places.c's.
  */
 #include "config.h"
 
