@@ -270,8 +270,8 @@ static void existing_ancestor(const char *path, char *at)
 /* Compiles a copy of the scope that tells what the compile did, keeps
  * nothing, and says nothing; the flags that make the spawn fail rather
  * than say (strict, require) are the caller's to read.  Whether a child
- * could hide is asked of a probe child (once a thread, as for
- * sbx_scopeattr_compile), not left to a spawn's to find out. */
+ * could hide is asked of a probe child, afresh (hidehere.c), not left to
+ * a spawn's to find out. */
 static int compile_heard(const struct sbx_scope *s, struct heard *h, struct sbx_ruleset *rs)
 {
 	struct sbx_scope copy;

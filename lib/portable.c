@@ -213,53 +213,6 @@ int sbx__spawn(pid_t *restrict pidp, int *pidfdp, const char *file, int search,
 	return err;
 }
 
-/* posix_spawnp's lookup, as the Landlock build makes it (exec.c): EACCES
- * remembered and the search going on, the errors of a missing entry
- * passed over, any other ending it.  Returns the errno. */
-static int exec_search(const char *file, char *const argv[], char *const envp[])
-{
-	const char *path = getenv("PATH"), *end;
-	char buf[PATH_MAX + NAME_MAX + 3], dflt[256];
-	size_t flen = strlen(file) > NAME_MAX ? NAME_MAX + 1 : strlen(file);
-	bool got_eacces = false;
-
-	if (!path) {
-		size_t n = confstr(_CS_PATH, dflt, sizeof(dflt));
-
-		path = n > 0 && n <= sizeof(dflt) ? dflt : "/bin:/usr/bin";
-	}
-	for (const char *p = path;; p = end + 1) {
-		size_t dlen;
-
-		end = strchrnul(p, ':');
-		dlen = (size_t)(end - p);
-		if (dlen < PATH_MAX) {
-			/* An empty element is the current directory. */
-			memcpy(buf, p, dlen);
-			buf[dlen] = '/';
-			memcpy(buf + dlen + (dlen > 0), file, flen);
-			buf[dlen + (dlen > 0) + flen] = '\0';
-			execve(buf, argv, envp);
-			switch (errno) {
-			case EACCES:
-				got_eacces = true;
-				break;
-			case ENOENT:
-			case ESTALE:
-			case ENOTDIR:
-			case ENODEV:
-			case ETIMEDOUT:
-				break;
-			default:
-				return errno;
-			}
-		}
-		if (!*end)
-			break;
-	}
-	return got_eacces ? EACCES : ENOENT;
-}
-
 static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *scopeattr,
                            char *const argv[], char *const envp[])
 {
@@ -267,7 +220,7 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 	SBX_NO_CANCEL;
 	const struct sbx_scope *scope = scopeattr ? scopeattr->__scope : NULL;
 	int confinement = scope ? SBX_OUTCOME_UNCONFINED : SBX_OUTCOME_NONE, err = 0;
-	char **env_copy = NULL;
+	char **env_copy = NULL, dflt[256];
 
 	if (scopeattr && !scope) {
 		sbx__outcome_record(SBX_OUTCOME_NONE, NULL, SBX_STAGE_SETUP, -1, EINVAL, 0);
@@ -288,7 +241,7 @@ static int exec_unconfined(const char *file, int search, const sbx_scopeattr_t *
 	if (search && !*file)
 		err = ENOENT;
 	else if (search && !strchr(file, '/'))
-		err = exec_search(file, argv, envp);
+		err = sbx__exec_search(file, sbx__search_path(dflt, sizeof(dflt)), argv, envp);
 	else
 		err = execve(file, argv, envp) ? errno : 0;
 	sbx__outcome_record(confinement, NULL, SBX_STAGE_EXEC, -1, err, scope ? privilege(0) : 0);

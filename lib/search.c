@@ -1,17 +1,31 @@
 /* SPDX-License-Identifier: MIT */
-/* The PATH lookup, shared by the spawn engine's child and sbx_execvpe:
- * the path searched, and the search, async-signal-safe. */
+/* The PATH lookup, shared by the spawn engine's child and sbx_execvpe, in
+ * both builds: the path searched, and the search, async-signal-safe (the
+ * Landlock build's child makes the raw system call: tests/child-calls.sh;
+ * the portable build calls execve(2)). */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+#if SBX_BUILD_LANDLOCK
+#include <sys/syscall.h>
+
 #include "lib/confine.h"
+#define exec_at(path, argv, envp) syscall(SYS_execve, path, argv, envp)
+#else
+#define CHILD
+#define exec_at(path, argv, envp) execve(path, argv, envp)
+#endif
+
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
 
 const char *sbx__search_path(char *buf, size_t size)
 {
@@ -50,7 +64,7 @@ CHILD int sbx__exec_search(const char *file, const char *search_path, char *cons
 			buf[dlen] = '/';
 			memcpy(buf + dlen + (dlen > 0), file, flen);
 			buf[dlen + (dlen > 0) + flen] = '\0';
-			if (syscall(SYS_execve, buf, argv, envp) < 0) {
+			if (exec_at(buf, argv, envp) < 0) {
 				switch (errno) {
 				case EACCES:
 					got_eacces = 1;
