@@ -583,33 +583,48 @@ bool userns_attack_runs(const char *test)
 	return false;
 }
 
-enum mount_ns private_mounts(const char *test)
+/* private_mounts, or MOUNT_NS_NONE and why not. */
+static enum mount_ns enter_private(char *why, size_t size)
 {
 	enum mount_ns ns = MOUNT_NS_PLAIN;
-	char why[2048];
 	int err;
 
 	if (unshare(CLONE_NEWNS) != 0) {
 		if ((err = errno) != EPERM) {
-			snprintf(why, sizeof(why), "unshare(CLONE_NEWNS): %s (%s)", errno_name(err),
+			snprintf(why, size, "unshare(CLONE_NEWNS): %s (%s)", errno_name(err),
 			         strerror(err));
-			goto skip;
+			return MOUNT_NS_NONE;
 		}
-		if (!enter_userns(why, sizeof(why)))
-			goto skip;
+		if (!enter_userns(why, size))
+			return MOUNT_NS_NONE;
 		ns = MOUNT_NS_USER;
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		return ns;
 	err = errno;
-	snprintf(why, sizeof(why), "mount(\"/\", MS_REC|MS_PRIVATE)%s: %s (%s)",
+	snprintf(why, size, "mount(\"/\", MS_REC|MS_PRIVATE)%s: %s (%s)",
 	         ns == MOUNT_NS_USER ? " in a user namespace of its own" : "", errno_name(err),
 	         strerror(err));
 	if (ns == MOUNT_NS_USER)
-		userns_limits(why, sizeof(why), false);
-skip:
-	say_skip("SKIP %s: cannot make a mount namespace here: %s\n", test, why);
+		userns_limits(why, size, false);
 	return MOUNT_NS_NONE;
+}
+
+enum mount_ns private_mounts(const char *test)
+{
+	char why[2048];
+	enum mount_ns ns = enter_private(why, sizeof(why));
+
+	if (ns == MOUNT_NS_NONE)
+		say_skip("SKIP %s: cannot make a mount namespace here: %s\n", test, why);
+	return ns;
+}
+
+enum mount_ns private_mounts_if_can(void)
+{
+	char why[2048];
+
+	return enter_private(why, sizeof(why));
 }
 
 bool root_mounts(const char *test)

@@ -126,6 +126,9 @@ const char *no_landlock_why(void);
  * that forbids it) and MOUNT_NS_NONE is returned. */
 enum mount_ns { MOUNT_NS_NONE, MOUNT_NS_PLAIN, MOUNT_NS_USER };
 enum mount_ns private_mounts(const char *test);
+/* As private_mounts, without a SKIP line: where none can be made, the test
+ * goes on in the namespace it was given. */
+enum mount_ns private_mounts_if_can(void);
 /* As private_mounts, but root there: as another user, in a user namespace
  * of its own that maps uid and gid 0 onto this process's, so that the
  * programs it runs keep their capabilities over its mounts (not over the
