@@ -69,6 +69,43 @@ static pid_t run_child_fork(struct child *c)
 	return pid;
 }
 
+int sbx__ask_child(int (*fn)(void *), void *arg, int flags, size_t size, int *status,
+                   const char **call)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = size + page;
+	sigset_t all, old;
+	char *stack;
+	pid_t pid;
+	int err = 0;
+
+	*call = "mmap";
+	/* Its lowest page a guard: an overflow faults instead of writing
+	 * the parent's memory. */
+	stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return errno;
+	if (mprotect(stack, page, PROT_NONE)) {
+		err = errno;
+		munmap(stack, len);
+		return err;
+	}
+	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KERNEL_SIGSET_SIZE);
+	*call = "clone";
+	if ((pid = clone(fn, stack + len, CLONE_VM | CLONE_VFORK | flags, arg)) < 0)
+		err = errno;
+	while (pid > 0 && syscall(SYS_wait4, pid, status, __WALL, NULL) < 0)
+		if (errno != EINTR) {
+			*call = "wait4";
+			err = errno;
+			break;
+		}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KERNEL_SIGSET_SIZE);
+	munmap(stack, len);
+	return err;
+}
+
 CHILD static int probe_child(void *arg)
 {
 	*(volatile int *)arg = 1;
@@ -76,20 +113,17 @@ CHILD static int probe_child(void *arg)
 }
 
 /* Whether a clone(CLONE_VM) child shares our memory, asked of a child that
- * does nothing else, with no exit signal: a caller's SIGCHLD handler never
- * hears of it, and its waitpid(-1) never reaps it (a clone child is waited
- * for with __WALL alone).  Learnt for good. */
-static bool vm_shared(void *stack_top)
+ * does nothing else (sbx__ask_child).  Learnt for good. */
+static bool vm_shared(void)
 {
 	volatile int shared = 0;
-	pid_t pid = clone(probe_child, stack_top, CLONE_VM | CLONE_VFORK, (void *)&shared);
+	const char *call;
+	int status;
 
-	/* A clone that failed (a process limit, memory) proves nothing: asked
-	 * again next time, the fallback this time. */
-	if (pid < 0)
+	/* A child that could not be made (a process limit, memory) proves
+	 * nothing: asked again next time, the fallback this time. */
+	if (sbx__ask_child(probe_child, (void *)&shared, 0, ASK_STACK, &status, &call))
 		return false;
-	while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
-		;
 	atomic_store_explicit(&vm_clone_state, shared ? 1 : -1, memory_order_relaxed);
 	return shared;
 }
@@ -108,7 +142,7 @@ static pid_t clone_child(struct child *c, void *stack_top)
 	if (state == 0 && secure_getenv("SBXSPAWN_FORCE_FORK"))
 		atomic_store_explicit(&vm_clone_state, state = -1, memory_order_relaxed);
 	if (state == 0)
-		state = vm_shared(stack_top) ? 1 : -1;
+		state = vm_shared() ? 1 : -1;
 	return state > 0 ? run_child_vm(c, stack_top) : run_child_fork(c);
 }
 

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,9 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -94,13 +91,9 @@ CHILD static int ask_hiding(void *arg)
  * (an explanation's: what a spawn now would meet). */
 int sbx__hide_probe(char *why, size_t size, bool record)
 {
-	struct answer r = { 0, "clone" };
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = CHILD_STACK + page;
+	struct answer r = { 0, NULL };
 	struct asked a;
-	sigset_t all, old;
-	int p[2];
-	char *stack;
-	pid_t pid = -1;
+	int p[2], status, err;
 	ssize_t n = 0;
 
 	if (sbx__hide_unavailable(NULL, why, size))
@@ -119,34 +112,17 @@ int sbx__hide_probe(char *why, size_t size, bool record)
 		snprintf(why, size, "not known: pipe: %s", strerror(errno));
 		return -1;
 	}
-	/* Its lowest page a guard, as for a spawn's child. */
-	stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
-	             0);
-	if (stack == MAP_FAILED || mprotect(stack, page, PROT_NONE)) {
-		r = (struct answer){ errno, "mmap" };
-	} else {
-		a.fd = p[1];
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		pid = clone(ask_hiding, stack + len, CLONE_VM | CLONE_VFORK, &a);
-		if (pid < 0)
-			r.err = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	/* The answer, a few bytes, waits in the pipe for the child's end. */
+	a.fd = p[1];
+	err = sbx__ask_child(ask_hiding, &a, 0, CHILD_STACK, &status, &r.call);
 	close(p[1]);
-	if (pid > 0) {
-		while ((n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
-			;
-		while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
-			;
-	}
+	while (!err && (n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
+		;
 	close(p[0]);
-	if (stack != MAP_FAILED)
-		munmap(stack, len);
-	if (pid < 0 || n != (ssize_t)sizeof(r)) {
-		snprintf(why, size, "not known: %s", pid < 0 ? r.call : "the probe did not answer");
-		if (pid < 0)
-			snprintf(why + strlen(why), size - strlen(why), ": %s", strerror(r.err));
+	if (err || n != (ssize_t)sizeof(r)) {
+		snprintf(why, size, "not known: %s", err ? r.call : "the probe did not answer");
+		if (err)
+			snprintf(why + strlen(why), size - strlen(why), ": %s", strerror(err));
 		return -1;
 	}
 	if (r.err) {

@@ -26,7 +26,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,37 +107,22 @@ static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
 	struct keeping p = { .h = &h, .k = k };
 	int *fd[] = { &k->mnt, &k->user, &k->root };
 	atomic_bool *lost[] = { &k->mnt_lost, &k->user_lost, &k->root_lost };
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const char *call;
 	sigset_t all, old;
-	char *stack;
-	pid_t pid, r = -1;
-	int err = 0, status = 0;
+	int err, status = 0;
 
 	*kept = 0;
-	stack = mmap(NULL, KEEPER_STACK, PROT_READ | PROT_WRITE,
-	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return errno;
-	if (mprotect(stack, page, PROT_NONE)) {
-		err = errno;
-		munmap(stack, KEEPER_STACK);
-		return err;
-	}
-	/* No handler of the caller's runs in the keeper, which shares its
-	 * memory; the table stays whole while it opens in it (fds.c). */
+	/* No handler of the caller's runs while the lock is held (a spawn of
+	 * its would wait for it); the table stays whole while the keeper
+	 * opens in it (fds.c). */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KERNEL_SIGSET_SIZE);
 	sbx__fds_begin();
-	pid = clone(keeper, stack + KEEPER_STACK, CLONE_VM | CLONE_VFORK | CLONE_FILES, &p);
-	if (pid < 0)
-		err = errno;
-	else
-		while ((r = waitpid(pid, &status, __WALL)) < 0 && errno == EINTR)
-			;
+	err = sbx__ask_child(keeper, &p, CLONE_FILES, KEEPER_STACK, &status, &call);
 	if (!err)
 		err = p.err;
 	/* A keeper that did not end by itself (killed) left nothing whole. */
-	if (!err && (r != pid || !WIFEXITED(status) || k->mnt < 0 || k->root < 0))
+	if (!err && (!WIFEXITED(status) || k->mnt < 0 || k->root < 0))
 		err = ECHILD;
 	for (int i = 0; !err && i < 3; i++)
 		if (*fd[i] >= 0 && !(err = sbx__fds_keep(fd[i], false, lost[i])))
@@ -152,7 +136,6 @@ static int make(const struct sbx_ruleset *rs, struct keptns *k, unsigned *kept)
 		}
 	sbx__fds_end();
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KERNEL_SIGSET_SIZE);
-	munmap(stack, KEEPER_STACK);
 	return err;
 }
 

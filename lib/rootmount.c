@@ -39,7 +39,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -54,6 +53,7 @@
 #include "internal.h"
 #include "lib/compiler.h"
 #include "lib/confine.h"
+#include "lib/child.h"
 
 #ifndef SYS_statmount
 #define SYS_statmount 457 /* the same number on every architecture but alpha and mips */
@@ -135,28 +135,19 @@ CHILD static int ask_userns(void *arg)
 }
 
 /* Whether the kernel refuses this process a user namespace, as it refuses
- * every chrooted one: asked of a child that does nothing else, with no
- * exit signal (clone.c's probe).  Where user namespaces are switched off,
- * or a filter refuses them, the answer is yes too: a chroot is assumed,
- * the safe side (only mounts whose layers are named by path lose by it). */
+ * every chrooted one: asked of a child that does nothing else
+ * (sbx__ask_child).  Where user namespaces are switched off, or a filter
+ * refuses them, or no child could be made, the answer is yes too: a chroot
+ * is assumed, the safe side (only mounts whose layers are named by path
+ * lose by it). */
 static bool userns_refused(void)
 {
 	SBX_KEEP_ERRNO;
-	char stack[16384] __attribute__((aligned(16)));
+	const char *call;
 	int status = 0;
-	sigset_t all, old;
-	pid_t pid;
 
-	/* No handler of the caller's may run in a child sharing its memory. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(ask_userns, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0)
-		return true;
-	while (syscall(SYS_wait4, pid, &status, __WALL, NULL) < 0 && errno == EINTR)
-		;
-	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	return sbx__ask_child(ask_userns, NULL, 0, ASK_STACK, &status, &call) ||
+	       !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 }
 
 /* Whether the mount id (the root's, a mount's own root) lies on a mount
