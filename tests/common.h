@@ -56,6 +56,9 @@ Suite *suite_chroot(void);
 TCase *tcase_errors_answers(void);
 /* The escape suite's attacks from the world around the child (check_world.c). */
 TCase *tcase_escape_world(void);
+/* The spawn-edges suite's caller's signals and descriptor limits
+ * (check_spawn_limits.c). */
+void spawn_limits_tests(TCase *tc);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
