@@ -59,6 +59,8 @@ TCase *tcase_escape_world(void);
 /* The spawn-edges suite's caller's signals and descriptor limits
  * (check_spawn_limits.c). */
 void spawn_limits_tests(TCase *tc);
+/* The sbxrun suite's reading of what it is given (check_sbxrun_names.c). */
+void sbxrun_names_tests(TCase *tc);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
