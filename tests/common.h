@@ -61,6 +61,8 @@ TCase *tcase_escape_world(void);
 void spawn_limits_tests(TCase *tc);
 /* The sbxrun suite's reading of what it is given (check_sbxrun_names.c). */
 void sbxrun_names_tests(TCase *tc);
+/* The errors suite's memory exhaustion (check_enomem.c). */
+void enomem_tests(TCase *tc);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
