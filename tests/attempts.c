@@ -24,12 +24,6 @@ sbx_scopeattr_t s;
 /* The whole output of the last attempt. */
 char out[65536];
 
-void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 /* The attempts run twice: against the denial expanded (Landlock's
  * answers, each exact), and hidden, where the library hides it by default
  * (the cover answers too: ENOENT, EROFS, EBUSY; every attempt refused, the

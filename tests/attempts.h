@@ -25,7 +25,6 @@ extern sbx_scopeattr_t s;
 /* The whole output of the last attempt. */
 extern char out[65536];
 
-void quiet(const sbx_event_t *ev, void *arg);
 /* The fixtures: the denial expanded (Landlock's answers, each exact), or
  * hidden where the library hides it by default. */
 void setup(void);

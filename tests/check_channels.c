@@ -27,12 +27,6 @@
 
 #define NUDGE HELPER_DIR "/nudge"
 
-static void quiet(const sbx_event_t *event, void *arg)
-{
-	(void)event;
-	(void)arg;
-}
-
 /* Not mediated: a System V segment of the caller's user is reachable by
  * key, whatever the scope; another uid closes it (mode 0600). */
 START_TEST(test_limit_sysv_ipc)

@@ -215,12 +215,6 @@ static void *stress_spawner(void *p)
 	return NULL;
 }
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 START_TEST(test_stress_with_reaper)
 {
 	pthread_t t[STRESS_THREADS], r, f;

@@ -51,12 +51,6 @@ static bool sealed_at(const sbx_scopeattr_t *scope, const char *path)
 		              "%s %s %s: %s, not a denial", op, a, b, v_);        \
 	} while (0)
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 static void scope_deny(sbx_scopeattr_t *s, const char *path)
 {
 	ck_assert_int_eq(sbx_scopeattr_init(s), 0);

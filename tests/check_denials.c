@@ -351,12 +351,6 @@ START_TEST(test_sbxrun_report_lost)
 }
 END_TEST
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 
 /* A process the command started that outlives it (a grandchild whose
  * parent ended, waiting on a FIFO the test opens only after sbxrun ended)

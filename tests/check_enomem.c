@@ -29,12 +29,6 @@
 
 /* ---- failing allocations (allocs.c) ------------------------------------ */
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 START_TEST(test_enomem_objects)
 {
 	sbx_scopeattr_t s;

@@ -26,12 +26,6 @@
 
 #define FSOP HELPER_DIR "/fsop"
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 /* ---- a destroyed scope, for every function that takes one --------------- */
 
 START_TEST(test_einval_destroyed_scope)

@@ -53,12 +53,6 @@ static char secret[4096], mine_file[4096], churn_dir[4096], churn_a[4096], churn
 static sbx_scopeattr_t kept, cached;
 static atomic_int running;
 
-static void quiet(const sbx_event_t *event, void *arg)
-{
-	(void)event;
-	(void)arg;
-}
-
 static sbx_scopeattr_t *deny_other(sbx_scopeattr_t *s)
 {
 	if (sbx_scopeattr_init(s) || sbx_scopeattr_adddeny(s, tree.other))

@@ -16,12 +16,6 @@
 #include "tests/allocs.h"
 #include "tests/common.h"
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 static void fresh(sbx_scopeattr_t *scope)
 {
 	ck_assert_int_eq(sbx_scopeattr_init(scope), 0);

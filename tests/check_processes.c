@@ -30,12 +30,6 @@
 static sbx_scopeattr_t none_kept, kept;
 static char *denied_top;
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 static void scope_make(sbx_scopeattr_t *s, int flags)
 {
 	ck_assert_int_eq(sbx_scopeattr_init(s), 0);

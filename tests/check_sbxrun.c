@@ -19,12 +19,6 @@
 #define FSOP HELPER_DIR "/fsop"
 #define SBXRUN TOP_BUILDDIR "/tools/sbxrun"
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 /* ---- sbx_execve ------------------------------------------------------------ */
 
 /* Forks; the child runs fn and exits with what it returns. */

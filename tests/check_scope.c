@@ -92,12 +92,6 @@ static int run_fsop(const sbx_scopeattr_t *s, const char *op, const char *path)
 	return run_scoped(s, argv, NULL);
 }
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 START_TEST(test_compile_once_snapshot)
 {
 	sbx_scopeattr_t s;

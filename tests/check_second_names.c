@@ -25,12 +25,6 @@
 
 #include "tests/reads.h"
 
-static void quiet(const sbx_event_t *event, void *arg)
-{
-	(void)event;
-	(void)arg;
-}
-
 static bool own_mounts(const char *test, const char *what)
 {
 	if (geteuid() != 0 && !strcmp(what, "a loop device")) {

@@ -208,12 +208,6 @@ START_TEST(test_missing_shell)
 }
 END_TEST
 
-static void quiet(const sbx_event_t *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-}
-
 /* A scope that denies the shell itself (the case sbx_system(3)'s example
  * reports): the status of a shell that exited 127, errno saying why, the
  * denial expanded (EACCES) or hidden (ENOENT: not there). */

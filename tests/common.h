@@ -67,6 +67,10 @@ void enomem_tests(TCase *tc);
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
 
+/* A logger that says nothing, for a scope whose events a test does not
+ * look at. */
+void quiet(const sbx_event_t *ev, void *arg);
+
 /* A SKIP line on stderr, "SKIP TEST[ (PART)]: why", the test named without
  * Check's _fn; counted for the runner's summary (tests/runner.c). */
 void say_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

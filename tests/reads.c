@@ -21,12 +21,6 @@
 
 #include "tests/reads.h"
 
-static void quiet(const sbx_event_t *event, void *arg)
-{
-	(void)event;
-	(void)arg;
-}
-
 /* A scope denying a directory of its own, under uid and gid 65534 when
  * nobody is set: the remedy the inventory names for these channels. */
 void scope_for(sbx_scopeattr_t *s, const char *deny, bool nobody)
