@@ -63,6 +63,8 @@ void spawn_limits_tests(TCase *tc);
 void sbxrun_names_tests(TCase *tc);
 /* The errors suite's memory exhaustion (check_enomem.c). */
 void enomem_tests(TCase *tc);
+/* The spawn suite's attributes (check_spawn_attrs.c). */
+void spawn_attr_tests(TCase *tc);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
