@@ -20,15 +20,7 @@
 
 #include "tests/common.h"
 
-/* SBX_TEST_SCALE=N divides the counts by N (emulators, valgrind). */
-static int scale(void)
-{
-	const char *s = getenv("SBX_TEST_SCALE");
-	int n = s ? atoi(s) : 1;
-
-	return n > 0 ? n : 1;
-}
-
+/* SBX_TEST_SCALE=N divides the counts by N (scale(), tests/common.h). */
 /* The address sanitizer of this compiler (GCC 12's runtime) keeps its
  * allocator's locks across a fork: a fork child of a process with other
  * threads blocks in the sanitizer's own allocator, whatever the library

@@ -63,6 +63,14 @@ static void remember(const char *d)
 		}
 }
 
+int scale(void)
+{
+	const char *s = getenv("SBX_TEST_SCALE");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 ? n : 1;
+}
+
 void quiet(const sbx_event_t *ev, void *arg)
 {
 	(void)ev;

@@ -65,9 +65,15 @@ void sbxrun_names_tests(TCase *tc);
 void enomem_tests(TCase *tc);
 /* The spawn suite's attributes (check_spawn_attrs.c). */
 void spawn_attr_tests(TCase *tc);
+/* The concurrency suite's file actions and descriptors (check_concurrency_fds.c). */
+void concurrency_fd_tests(TCase *tc);
 /* The spawn-edges suite's signals held between clone and exec (check_window.c). */
 TCase *tcase_spawn_window(void);
 TCase *tcase_lifetime_parent(void);
+
+/* What SBX_TEST_SCALE=N asks: the counts of the long loops divided by N
+ * (under an emulator, valgrind or a sanitizer); 1 unset. */
+int scale(void);
 
 /* A logger that says nothing, for a scope whose events a test does not
  * look at. */
