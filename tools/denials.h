@@ -46,11 +46,19 @@ int denials_open(struct denials *d);
  * with errno.  Then asks the log to mark its end, and reads up to the mark
  * (d->why says where it could not). */
 int denials_wait(struct denials *d, pid_t pid);
+/* Waits for pid (reading its records as they come where reading), ending
+ * it when its time runs out or sbxrun's caller ends: its wait status, or
+ * -1 with errno. */
+int denials_wait_command(struct denials *d, pid_t pid, bool reading);
 /* The accesses denied to the domain pid made and to those of the
  * processes it started (and to every process that inherited one), in the
  * order first denied: *n of them, malloc'd. */
 struct denial *denials_of(struct denials *d, pid_t pid, size_t *n);
 void denials_free(struct denials *d, struct denial *v, size_t n);
+/* The command waited for ends, with its tree unless kept, once sbxrun's
+ * caller has (--die-with-parent: LIFETIME_PARENT_GONE at our parent's
+ * death): 0, or ESRCH where caller is no longer our parent. */
+int denials_end_with_parent(pid_t caller);
 
 struct sbx_scopeattr;
 /* Runs argv under scope (with SBX_SCOPE_LOG_DENIALS) as a child, waits for
