@@ -93,13 +93,15 @@ bool sbx__parent_alone(uint64_t *caught);
 
 /* Runs fn(arg) in a child made to answer a question (clone.c): one that
  * shares this process's memory and ends, clone(CLONE_VM|CLONE_VFORK|flags)
- * on a stack of its own of size bytes above a guard page, with every
- * signal blocked while it runs (no handler of the caller's runs in it) and
- * no exit signal (a caller's SIGCHLD handler never hears of it, nor does
- * its waitpid(-1) reap it: it is waited for with __WALL alone).  0 with
- * its wait status in *status, or the errno of the step *call names.  Under
- * an emulator whose vfork is a fork (qemu-user, valgrind) it runs in a
- * copy: what it answers through memory is lost there. */
+ * on a stack of its own of size bytes above a guard page, with the signals
+ * a program may block blocked while it runs (no handler of the caller's
+ * runs in it) and no exit signal (a caller's SIGCHLD handler never hears
+ * of it, nor does its waitpid(-1) reap it: it is waited for with __WALL
+ * alone).  0 once it has ended, its wait status in *status (-1: another
+ * thread of the caller's reaped it first), or the errno of the step *call
+ * names (mmap, clone: then it never ran).  Under valgrind, whose vfork is a
+ * fork, it runs in a copy, and what it answers through memory is lost;
+ * qemu-user refuses such a clone (EINVAL). */
 #define ASK_STACK (16 * 1024)
 int sbx__ask_child(int (*fn)(void *), void *arg, int flags, size_t size, int *status,
                    const char **call);

@@ -89,16 +89,18 @@ int sbx__ask_child(int (*fn)(void *), void *arg, int flags, size_t size, int *st
 		munmap(stack, len);
 		return err;
 	}
-	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	/* Every signal but the C library's own two, which it sends to the
+	 * caller's threads by their ids, never to this child. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KERNEL_SIGSET_SIZE);
 	*call = "clone";
 	if ((pid = clone(fn, stack + len, CLONE_VM | CLONE_VFORK | flags, arg)) < 0)
 		err = errno;
+	/* Reaped first by another thread of the caller's (a waitid(P_ALL)
+	 * with __WALL): it has ended all the same, its status unknown. */
 	while (pid > 0 && syscall(SYS_wait4, pid, status, __WALL, NULL) < 0)
 		if (errno != EINTR) {
-			*call = "wait4";
-			err = errno;
+			*status = -1;
 			break;
 		}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KERNEL_SIGSET_SIZE);
@@ -203,7 +205,9 @@ pid_t sbx__start_child(struct child *c)
 
 	if (!(stack = stack_take(size, page)))
 		return -1;
-	/* Raw: the C library's sigprocmask would keep its own signals open. */
+	/* Every signal a program may block (sigfillset leaves out the C
+	 * library's own two, which go to the caller's threads by their ids),
+	 * the old mask in the kernel's form the child sets again. */
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &c->oldmask, KERNEL_SIGSET_SIZE);
 	/* Which signals the child catches, read here where the parent is

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +407,54 @@ START_TEST(test_hide_probe_unmade)
 }
 END_TEST
 
+/* A thread of the caller's that reaps every child as it ends (waitid(2)
+ * on P_ALL with __WALL, as a supervisor may) ends the probe's child before
+ * the probe waits for it: the child's answer, in the probe's pipe already,
+ * counts all the same.  Here the child is refused its namespace (a filter
+ * fails unshare): no explanation says hidden, and a compile that demands
+ * hiding fails.  (The probe read its answer only after a wait that
+ * succeeded once: a reaped child's refusal was "not known", and hidden.) */
+static atomic_bool reaping;
+
+static void *reaper(void *arg)
+{
+	siginfo_t si;
+
+	(void)arg;
+	while (atomic_load(&reaping))
+		(void)waitid(P_ALL, 0, &si, WEXITED | __WALL);
+	return NULL;
+}
+
+START_TEST(test_hide_probe_reaped)
+{
+	sbx_scopeattr_t s;
+	sbx_explanation_t x;
+	pthread_t th;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_explain(&s, key, &x), 0);
+	ck_assert_msg(strstr(x.message, "hidden"), "%s", x.message);
+	seccomp_fail(SYS_unshare, EPERM);
+	atomic_store(&reaping, true);
+	ck_assert_int_eq(pthread_create(&th, NULL, reaper, NULL), 0);
+	for (int i = 0; i < 200; i++) {
+		ck_assert_int_eq(sbx_scopeattr_explain(&s, key, &x), 0);
+		ck_assert_msg(x.reason == SBX_REASON_DENIED && !strstr(x.message, "hidden:"),
+		              "explanation %d: %s", i, x.message);
+	}
+	sbx_scopeattr_destroy(&s);
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), EINVAL);
+	atomic_store(&reaping, false);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide(void)
 {
 	Suite *su = suite_create("hide");
@@ -423,6 +473,7 @@ Suite *suite_hide(void)
 	tcase_add_test(tc, test_hide_cwd_removed);
 	tcase_add_test(tc, test_hide_cwd_mounted_over);
 	tcase_add_test(tc, test_hide_probe_unmade);
+	tcase_add_test(tc, test_hide_probe_reaped);
 	suite_add_tcase(su, tc);
 	return su;
 }
