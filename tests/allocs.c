@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include "tests/allocs.h"
 
@@ -134,6 +136,42 @@ bool alloc_failed(void)
 {
 	atomic_store(&countdown, -1);
 	return atomic_exchange(&taken, false);
+}
+
+/* The directories above the tests' trees, watched for what other
+ * processes make or remove in them. */
+static int world = -1;
+
+void alloc_watch_world(void)
+{
+	const char *run = getenv("SBX_TEST_DIR");
+	char dir[4096], *slash;
+
+	if (world >= 0 || (world = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+		return;
+	snprintf(dir, sizeof(dir), "%s", run && *run ? run : "/var/tmp");
+	for (;;) {
+		(void)inotify_add_watch(world, dir, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+		                                        IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
+		if (!(slash = strrchr(dir, '/')) || !strcmp(dir, "/"))
+			break;
+		slash[slash == dir] = '\0';
+	}
+}
+
+int alloc_world_fd(void)
+{
+	return world;
+}
+
+bool alloc_world_moved(void)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool moved = false;
+
+	while (world >= 0 && read(world, buf, sizeof(buf)) > 0)
+		moved = true;
+	return moved;
 }
 
 /* The C library's sort is the one caller known to go on without the
