@@ -24,11 +24,6 @@
 
 #include "tests/common.h"
 
-#define THREADS 8
-#define SPAWNS (500 / scale())
-#define STRESS_THREADS 4
-#define STRESS_SPAWNS (10000 / scale())
-
 /* ---- a spawn blocked in a file action holds up nobody else ------------- */
 
 static char fifo[4096];

@@ -17,7 +17,6 @@
 
 #include "tests/confined.h"
 
-#define NESTED HELPER_DIR "/nested"
 
 /* ---- the design's measurement: a sibling project ----------------------- */
 

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -70,15 +69,6 @@ static int reap_all(void)
 	while (waitpid(-1, NULL, 0) > 0)
 		n++;
 	return n;
-}
-
-/* Whether the mount table changed since the last call: poll(2) on
- * mountinfo says a change once. */
-static bool mounts_moved(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLPRI };
-
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
 /* What a scope may keep between its spawns, each at most once: a ruleset,

@@ -24,7 +24,6 @@
 #include "tests/allocs.h"
 #include "tests/common.h"
 
-#define FSOP HELPER_DIR "/fsop"
 
 /* ---- a destroyed scope, for every function that takes one --------------- */
 

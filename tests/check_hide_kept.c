@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,20 +99,12 @@ static void kept_teardown(void)
 	teardown();
 }
 
-/* Whether the mount table changed since the last ask (poll(2) says it once). */
-static bool mounts_moved(void)
-{
-	struct pollfd p = { .fd = table, .events = POLLPRI };
-
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
-}
-
 /* Where two children of a kept compile are not in one namespace and the
  * machine's mounts changed meanwhile, the test can tell nothing: it says
  * SKIP, and why. */
 static bool same_kept(const char *test, const char *a, const char *b)
 {
-	if (strcmp(a, b) && mounts_moved()) {
+	if (strcmp(a, b) && mounts_moved(table)) {
 		say_skip("SKIP %s: a mount made or removed on the machine meanwhile made the kept "
 		         "compile stale (a caller other than root has no mount namespace of its own "
 		         "here)\n", test);
@@ -135,7 +126,7 @@ static bool kept_from(const char *test, sbx_scopeattr_t *s, const char *path, st
 	bool same;
 
 	scope_deny(s, path, 0);
-	(void)mounts_moved();
+	(void)mounts_moved(table);
 	ck_assert_int_eq(sbx_scopeattr_compile(s), 0);
 	mine(self, sizeof(self));
 	alive(s, &first);

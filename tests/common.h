@@ -148,6 +148,9 @@ enum mount_ns private_mounts(const char *test);
 /* As private_mounts, without a SKIP line: where none can be made, the test
  * goes on in the namespace it was given. */
 enum mount_ns private_mounts_if_can(void);
+/* Whether the mount table fd (an open /proc/self/mountinfo) shows changed
+ * since the last ask: poll(2) says a change once. */
+bool mounts_moved(int fd);
 /* As private_mounts, but root there: as another user, in a user namespace
  * of its own that maps uid and gid 0 onto this process's, so that the
  * programs it runs keep their capabilities over its mounts (not over the

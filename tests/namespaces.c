@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <ftw.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -210,6 +211,13 @@ enum mount_ns private_mounts(const char *test)
 	if (ns == MOUNT_NS_NONE)
 		say_skip("SKIP %s: cannot make a mount namespace here: %s\n", test, why);
 	return ns;
+}
+
+bool mounts_moved(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLPRI };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
 enum mount_ns private_mounts_if_can(void)
