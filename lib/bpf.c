@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/bpf.h"
 
 void sbx__bpf_emit(struct prog *p, struct sock_filter f)

@@ -26,7 +26,7 @@
 #include "compat/kernel.h"
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/child.h"
 
 CHILD static _Noreturn void child_exit(struct child *c, struct child_result res, int status)

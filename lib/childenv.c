@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "compat/compat.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 /* The named set: what holds a credential by the words of its name, and the
  * agents' sockets.  A convenience, not a guarantee: a secret under another

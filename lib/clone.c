@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "compat/kernel.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/child.h"
 
 /* Whether clone(CLONE_VM) shares memory here: emulators such as qemu-user

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/compiler.h"
 #include "lib/confine.h"

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "compat/statx.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 /* ---- tree.c: the tree of configured paths --------------------------------- */
 

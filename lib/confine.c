@@ -21,7 +21,7 @@
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/confine.h"
 
 /* The permitted capabilities made effective, for the drops below need

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* What a compile decides about the controls. */

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* Where the directory is: without the mount table nothing is granted on

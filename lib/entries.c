@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 SBX_EXPORT int sbx_posix_spawn(pid_t *restrict pid, const char *restrict path,
                                const sbx_file_actions_t *file_actions,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/switches.h"
 
 extern char **environ;

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* Records what judging an entry gave, and drops what could not be granted. */

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/compiler.h"
 

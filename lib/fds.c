@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/confine.h"
 
 SBX__WITH_FORK_HANDLERS;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 /* As glibc: a descriptor is valid if it is below the RLIMIT_NOFILE soft
  * limit at the time the action is added. */

@@ -18,7 +18,7 @@
 
 #include <pthread.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 const char sbx__fork_handlers = 1;
 

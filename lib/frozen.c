@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* The value of name in envp, or NULL. */

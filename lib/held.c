@@ -46,7 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/confine.h"
 

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "compat/statx.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/confine.h"
 #include "lib/compiler.h"

@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/confine.h"
 #include "lib/child.h"

@@ -22,7 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/confine.h"
 
 /* The way from directory `from' to `to' (both absolute, canonical),

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 static const struct {

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 #define FS_ABI1 (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |       \
 		 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |      \

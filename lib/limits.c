@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 static uint64_t kernel_value(rlim_t v)
 {

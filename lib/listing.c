@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 int sbx__listing_add(struct listing *l, const char *name, ino_t ino, unsigned char type,

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 #include "lib/layers.h"
 

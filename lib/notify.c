@@ -44,7 +44,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* Names a log holds at most: past that, it says nothing. */

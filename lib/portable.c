@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "compat/compat.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 #ifndef NAME_MAX
 #define NAME_MAX 255

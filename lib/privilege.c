@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "compat/kernel.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 static atomic_int said;
 

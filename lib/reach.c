@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 /* Whether opening path with flags is refused for a reason the child meets
  * too: EACCES (a domain, or permissions the child shares), EPERM (another

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "compat/compat.h"
-#include "internal.h"
+#include "lib/internal.h"
 
 /* Appends "/name" (len bytes of it) to the absolute path in buf. */
 int sbx__path_push(char *buf, const char *name, size_t len)

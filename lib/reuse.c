@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 #define STATX_STAMP (STATX_TYPE | STATX_INO | STATX_MTIME | STATX_CTIME | STATX_MNT_ID)

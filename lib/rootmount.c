@@ -50,7 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 #include "lib/confine.h"
 #include "lib/child.h"

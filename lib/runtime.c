@@ -17,7 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* Found once (sbx__once: a fork while another thread looks leaves the

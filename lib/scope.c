@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 /* The highest Landlock ABI this library knows. */
 #define ABI_MAX 9

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 #if SBX_BUILD_LANDLOCK
 #include <sys/syscall.h>

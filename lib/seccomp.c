@@ -100,7 +100,7 @@
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/bpf.h"
 
 #ifndef IPPROTO_MPTCP

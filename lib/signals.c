@@ -21,7 +21,7 @@
 #endif
 
 #include "compat/kernel.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/child.h"
 
 #ifndef PROC_SUPER_MAGIC

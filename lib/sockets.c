@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 bool sbx__sockets_withheld(const struct sbx_scope *scope, int abi)

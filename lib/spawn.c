@@ -30,7 +30,7 @@
 
 #include "compat/kernel.h"
 #include "compat/landlock.h"
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/hiding.h"
 #include "lib/child.h"
 #include "lib/escape.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 #include "lib/compiler.h"
 
 /* Filesystems whose directories' times move with every change of an entry,

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "lib/internal.h"
 
 SBX__WITH_FORK_HANDLERS;
 
