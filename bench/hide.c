@@ -142,7 +142,7 @@ static int spawn_hidden_floor(const struct variant *v, pid_t *pid)
 	return 0;
 }
 
-/* The floor of a namespace kept (lib/hidens.c): the one the library keeps
+/* The floor of a namespace kept (lib/cache/hidens.c): the one the library keeps
  * for the scope, entered by hand (its root, then the working directory by
  * its path), then the domain and the filter, the exec.  The library keeps
  * it at a ruleset's second spawn: one is made first where it has none. */

@@ -165,7 +165,7 @@ static void reuse_setup(struct variant *v)
 
 /* ---- the check's own system calls ---------------------------------------- */
 
-/* What a reuse hit does in the parent (lib/ruleset.c, lib/reuse.c), done
+/* What a reuse hit does in the parent (lib/cache/ruleset.c, lib/cache/reuse.c), done
  * by hand: the ruleset probed, the mount table's fstat and poll, and for
  * every directory the compile visited (each proper ancestor of a denied
  * path) the clock read and one statx by path. */

@@ -18,7 +18,7 @@
 #include "sbxspawn/testing.h"
 #include "testing/internal.h"
 
-/* The child's words (lib/child.c): "sbxspawn: PROGRAM: not run: WHAT:
+/* The child's words (lib/child/child.c): "sbxspawn: PROGRAM: not run: WHAT:
  * CALL: REASON", WHAT saying who refused ("Landlock refused the
  * ruleset"); sbxrun, which runs no child of its own, says the same after
  * its own name.  The parent's event about a child's refusal reads

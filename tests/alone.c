@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Whether the test process is alone (one thread): a spawn from a process
  * that is reads which signals the child catches before its clone, one
- * from a process that is not leaves that to the child (lib/clone.c).  The
+ * from a process that is not leaves that to the child (lib/child/clone.c).  The
  * tests hold both ways. */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp filters (lib/seccomp.c), on the architecture they were built
+/* The seccomp filters (lib/kernel/seccomp.c), on the architecture they were built
  * for: the one closing io_uring, its check of the architecture and of the
  * system call number, read by an interpreter of classic BPF (which runs
  * anywhere, an emulator included), and installed in the kernel where the

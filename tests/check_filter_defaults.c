@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What every scope's seccomp filter closes (lib/seccomp.c), read by the
+/* What every scope's seccomp filter closes (lib/kernel/seccomp.c), read by the
  * interpreter of bpf_read.c for the native and the compat numbers: what
  * acts on another process, the keyrings, the message queues, mount
  * attributes and namespaces; the filter without its log; and the defaults

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The namespace kept with a ruleset (lib/hidens.c): a scope's second spawn
+/* The namespace kept with a ruleset (lib/cache/hidens.c): a scope's second spawn
  * and those after it enter one namespace, made once, instead of making
  * their own.  Each child is seen from outside (its namespace's inode in
  * /proc), and each kept namespace held to what a new one would give: the

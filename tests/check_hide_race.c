@@ -2,7 +2,7 @@
 /* Hidden denials, continued (check_hide.c holds the cover): what the caller
  * changes in its descriptor table while a spawn looks at it.  The parent
  * looks before its clone, and the child makes its own table what was seen
- * (lib/holds.c): a descriptor put there meanwhile at a number the parent
+ * (lib/child/holds.c): a descriptor put there meanwhile at a number the parent
  * saw free is closed at exec, and one the parent saw as another file makes
  * the child look at its table itself.  Each is first shown reading the key
  * without a scope. */

@@ -19,8 +19,10 @@ set -eu
 allowed='__errno_location __libc_current_sigrtmin __libc_current_sigrtmax _exit syscall
 sigismember strcmp strncmp strlen strnlen memcpy memset memmove __stack_chk_fail
 __stack_chk_guard _GLOBAL_OFFSET_TABLE_'
-objs=$(ls "$top_builddir"/lib/.libs/libsbxspawn_core_la-*.o 2>/dev/null ||
-	ls "$top_builddir"/lib/libsbxspawn_core_la-*.o 2>/dev/null || true)
+# The library's objects, one folder of lib/ per stage; libtool keeps the
+# shared build's in each folder's .libs.
+objs=$(ls "$top_builddir"/lib/*/.libs/libsbxspawn_core_la-*.o 2>/dev/null ||
+	ls "$top_builddir"/lib/*/libsbxspawn_core_la-*.o 2>/dev/null || true)
 if [ -z "$objs" ] || ! ${OBJDUMP:-objdump} -t $objs 2>/dev/null | grep -q 'sbx_child'; then
 	echo "child-calls: SKIP, no code of a child in this build (the portable build has none)"
 	exit 77
@@ -37,7 +39,9 @@ status=0
 n=0
 for obj in $objs; do
 	${OBJDUMP:-objdump} -h "$obj" | grep -q '\.text\.sbx_child' || continue
-	unit=$(basename "$obj" .o | sed 's/^libsbxspawn_core_la-//')
+	dir=${obj%/*}
+	dir=${dir%/.libs}
+	unit=${dir##*/}/$(basename "$obj" .o | sed 's/^libsbxspawn_core_la-//')
 	${OBJDUMP:-objdump} -r -j .text.sbx_child "$obj" | awk 'NF == 3 && $1 ~ /^[0-9a-f]+$/ {
 		sub(/[-+]0x[0-9a-f]+$/, "", $3); print $3 }' | sort -u > "$tmp/refs"
 	while read -r sym; do

@@ -187,7 +187,7 @@ int prctl_no_new_privs(void);
  * where its third argument is not NULL.  0, or the errno. */
 int mutate_filter(long nr, bool only_with_program);
 /* The runner's "hide" mutation: mount(2) with MS_SILENT, which the library
- * alone says (lib/cover.c: the child's covers, pins and private mounts),
+ * alone says (lib/child/cover.c: the child's covers, pins and private mounts),
  * returns 0 and does nothing.  0, or the errno. */
 int mutate_hiding(void);
 

@@ -199,7 +199,7 @@ static bool table_has(const struct table *t, int fd)
 }
 
 /* Where the library may keep descriptors: above the caller's numbers,
- * under its limit, within the first 1024 (lib/fds.c); nowhere where the
+ * under its limit, within the first 1024 (lib/base/fds.c); nowhere where the
  * limit is below 128. */
 static int keep_floor(void)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Attempts to lift a cover (a mount over a denied path, lib/cover.c), or to
+/* Attempts to lift a cover (a mount over a denied path, lib/child/cover.c), or to
  * look past it: one per run, each step's result on stderr as "STEP ok" or
  * "STEP ERRNO", what was read on stdout, then the verdict (the last
  * step's).  The tests run each unconfined beside a cover of their own
