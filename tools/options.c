@@ -391,11 +391,7 @@ static int set_control(struct settings *set, const char *name, const char *arg)
 	return sbxrun_add_flags(&set->scope, flag_named(name));
 }
 
-static const struct option_spec {
-	const char *name;
-	int takes_arg; /* how many: 0, 1, or 2 (joined NAME=VALUE, as --setenv's) */
-	int (*handle)(struct settings *set, const char *name, const char *arg);
-} options[] = {
+const struct sbxrun_option sbxrun_options[] = {
 	{ "deny", true, add_deny },
 	{ "allow", true, add_allow },
 	{ "readonly", true, add_readonly },
@@ -439,87 +435,7 @@ static const struct option_spec {
 	{ "env", true, read_env },
 };
 
-#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
-
-static bool has_prefix(const struct option_spec *opt, const char *prefix, size_t len)
-{
-	return strncmp(opt->name, prefix, len) == 0;
-}
-
-static _Noreturn void ambiguous(const char *prefix, size_t len)
-{
-	/* Room for every name in the table, each with its "--" and ", ". */
-	char names[1024];
-	size_t used = 0;
-
-	names[0] = '\0';
-	for (size_t i = 0; i < N_OPTIONS && used < sizeof(names); i++)
-		if (has_prefix(&options[i], prefix, len))
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s--%s",
-			                         used ? ", " : "", options[i].name);
-	sbxrun_fail("option '--%.*s' is ambiguous: %s", (int)len, prefix, names);
-}
-
-/* The option that name (len characters, without its "--") means: the one
- * spelt so, or else the only one it is a prefix of. */
-static const struct option_spec *find_option(const char *arg, const char *name, size_t len)
-{
-	const struct option_spec *found = NULL;
-	int candidates = 0;
-
-	for (size_t i = 0; len > 0 && i < N_OPTIONS; i++) {
-		if (!has_prefix(&options[i], name, len))
-			continue;
-		if (options[i].name[len] == '\0')
-			return &options[i];
-		found = &options[i];
-		candidates++;
-	}
-	if (candidates > 1)
-		ambiguous(name, len);
-	if (!found)
-		sbxrun_fail("unknown option '%s'", arg);
-	return found;
-}
-
-/* Applies the option at argv[i], "--name" or "--name=value"; an option that
- * takes an argument and has no "=" takes the next one, whatever it looks
- * like.  Returns the index of the argument after those used. */
-static int parse_option(struct settings *set, int argc, char **argv, int i)
-{
-	const char *name = argv[i] + 2, *eq = strchr(name, '=');
-	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	const struct option_spec *opt = find_option(argv[i], name, len);
-	const char *arg = NULL;
-	char *joined = NULL;
-	int err;
-
-	i++;
-	if (opt->takes_arg == 2) {
-		/* NAME VALUE: two arguments, handed on as one NAME=VALUE */
-		if (eq || i + 1 >= argc || strchr(argv[i], '=') || !*argv[i])
-			sbxrun_fail("--%s takes two arguments, NAME (without '=') and VALUE", opt->name);
-		if (!(arg = joined = malloc(strlen(argv[i]) + strlen(argv[i + 1]) + 2)))
-			sbxrun_fail("%s", strerror(ENOMEM));
-		strcpy(stpcpy(stpcpy(joined, argv[i]), "="), argv[i + 1]);
-		i += 2;
-	} else if (opt->takes_arg) {
-		if (eq)
-			arg = eq + 1;
-		else if (i < argc)
-			arg = argv[i++];
-		else
-			sbxrun_fail("option '--%s' requires an argument", opt->name);
-	} else if (eq) {
-		sbxrun_fail("option '--%s' takes no argument", opt->name);
-	}
-	if ((err = opt->handle(set, opt->name, arg)) && arg)
-		sbxrun_fail("--%s %s: %s", opt->name, arg, sbx_strerror(err));
-	if (err)
-		sbxrun_fail("--%s: %s", opt->name, sbx_strerror(err));
-	free(joined);
-	return i;
-}
+const size_t sbxrun_noptions = sizeof(sbxrun_options) / sizeof(sbxrun_options[0]);
 
 /* Fills set from the options; returns the index of the command, argc if
  * there is none.  The options end at "--" or at the first operand ("-"
@@ -542,7 +458,7 @@ int sbxrun_parse_options(struct settings *set, int argc, char **argv)
 		}
 		if (argv[i][1] != '-')
 			sbxrun_fail("unknown option '%s'", argv[i]);
-		i = parse_option(set, argc, argv, i);
+		i = sbxrun_option_at(set, argc, argv, i);
 	}
 	if (set->gid_set && !set->uid_set)
 		sbxrun_fail("%s", "--gid needs --uid");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* sbxrun's options (options.c): what they ask for, read from argv. */
+/* sbxrun's options: what they ask for (options.c), read from argv (argv.c). */
 #ifndef SBX_TOOLS_OPTIONS_H
 #define SBX_TOOLS_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "sbxspawn/sbxspawn.h"
@@ -27,6 +28,22 @@ struct settings {
 	char *absent[8];
 	int nabsent;
 };
+
+/* One option: its name, how many arguments it takes (0, 1, or 2: joined
+ * NAME=VALUE, as --setenv's), and what it does to the settings. */
+struct sbxrun_option {
+	const char *name;
+	int takes_arg;
+	int (*handle)(struct settings *set, const char *name, const char *arg);
+};
+
+/* The options, each a handler of options.c. */
+extern const struct sbxrun_option sbxrun_options[];
+extern const size_t sbxrun_noptions;
+
+/* Applies the option at argv[i] (argv.c); the index of the argument after
+ * those it used.  A name it cannot take ends sbxrun (sbxrun_fail). */
+int sbxrun_option_at(struct settings *set, int argc, char **argv, int i);
 
 /* Fills set from the options, or fails; the index of the command, argc
  * where there is none. */
