@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Deny lists that real programs can live with: directories that stay
  * listable, scopes nested in scopes, frozen directories announced, the
- * harmless devices under a read-only path, strictness, and a busy directory
- * that is not a storm of warnings. */
+ * harmless devices under a read-only path, strictness.  A busy directory
+ * that is not a storm of warnings: check_busy.c. */
 #include "config.h"
 
 #include <errno.h>
