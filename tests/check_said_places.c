@@ -96,6 +96,60 @@ START_TEST(test_said_home_frozen)
 }
 END_TEST
 
+/* A denial that is not there cannot be hidden, and freezes the directory
+ * above it: the remedy said is to make it, and it is true (the same scope,
+ * kept, hides it at the next spawn, and the home directory takes new
+ * files); where denials are expanded, making it helps nothing, and that
+ * remedy is not said. */
+START_TEST(test_said_absent_denial_made)
+{
+	char home[4200], tmpdir[4200], absent[4200], file[4200], key[4300];
+	char *env[] = { home, tmpdir, NULL };
+	sbx_scopeattr_t s;
+	sbx_outcome_t oc;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(home, sizeof(home), "HOME=%s", said_t.projects);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", said_t.mine);
+	snprintf(absent, sizeof(absent), "%s/.absent-secrets", said_t.projects);
+	snprintf(file, sizeof(file), "%s/.made-by-the-command", said_t.projects);
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
+	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(heard.path[SBX_EVENT_FROZEN], said_t.projects);
+	ck_assert_msg(strstr(heard.text[SBX_EVENT_FROZEN], "is not there: made (empty, the directory or "
+	                                                   "file it will be), it is hidden instead") &&
+	              strstr(heard.text[SBX_EVENT_FROZEN], absent),
+	              "%s", heard.text[SBX_EVENT_FROZEN]);
+	ck_assert_str_eq(fsop_verdict(&s, "create", file, NULL), "EACCES");
+	/* Made as the line says: hidden, nothing above it frozen. */
+	ck_assert_int_eq(mkdir(absent, 0700), 0);
+	snprintf(key, sizeof(key), "%s/key", absent);
+	write_file(key, "the-secret", 0600);
+	ck_assert_str_eq(fsop_verdict(&s, "create", file, NULL), "ok");
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_msg(oc.hidden == 1 && oc.expanded == 0, "hidden %u, expanded %u", oc.hidden,
+	              oc.expanded);
+	ck_assert_str_ne(fsop_verdict(&s, "read", key, NULL), "ok");
+	sbx_scopeattr_destroy(&s);
+	rm_rf(absent);
+	/* Expanded: made, it would freeze its directory all the same. */
+	memset(&heard, 0, sizeof(heard));
+	scope_new(&s);
+	expand_way(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
+	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_msg(!strstr(heard.text[SBX_EVENT_FROZEN], "not there") &&
+	              strstr(heard.text[SBX_EVENT_FROZEN], "keep what it denies elsewhere"),
+	              "%s", heard.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* A denial the compile does not apply (of /, which would stop every
  * program) restricts nothing: no directory is said to lie in it. */
 START_TEST(test_said_nothing_of_unapplied_denial)
@@ -296,6 +350,7 @@ END_TEST
 void said_places_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_said_home_frozen);
+	tcase_add_test(tc, test_said_absent_denial_made);
 	tcase_add_test(tc, test_said_sbxrun_home);
 	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
 	tcase_add_test(tc, test_said_unapplied_denial_once);

@@ -12,15 +12,18 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/internal.h"
 #include "lib/compiler.h"
+#include "lib/hiding.h"
 
 /* The value of name in envp, or NULL. */
 static const char *env_of(char *const envp[], const char *name)
@@ -126,22 +129,42 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
 	return bits;
 }
 
+/* Whether the restricted path that froze a directory is not there, where
+ * a child of this process could hide it: a denial, or a read-only path,
+ * is hidden (sealed) only where it exists (hide.c), and expanded where
+ * not, which freezes the directory above it; made, it would be hidden,
+ * and a kept compile finds it at the next spawn (its directory moved). */
+static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
+                                const char *because)
+{
+	struct stat st;
+	char why[160];
+
+	return lstat(because, &st) && errno == ENOENT && !rs->expand_all &&
+	       !sbx__hide_unavailable(scope, why, sizeof(why));
+}
+
 /* Honest remedies only.  A frozen directory gets no new entry whatever is
  * re-admitted beneath it, and denying the files instead of their directory
  * freezes it all the same (every ancestor of a restricted path is
  * expanded).  What helps: a directory of its own for temporary files; the
  * restricted path kept elsewhere; the command run in a directory the
- * scope grants, or with a home directory of its own. */
+ * scope grants, or with a home directory of its own; a restricted path
+ * that is not there made, where it would be hidden then. */
 static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
                        const char *path, const char *roles, unsigned bits, const char *because)
 {
 	const struct sbx_scope_rule *r = rule_at(scope, rs, because);
 	bool ro = r && r->mode == SBX_MODE_READONLY;
-	char remedy[160];
+	char remedy[PATH_MAX + 160];
 
 	if (bits & SAID_TMPDIR)
 		snprintf(remedy, sizeof(remedy), "give the command a TMPDIR the scope grants "
 		                                 "(sbx_scopeattr_settmpdir(3))");
+	else if (absent_but_hideable(scope, rs, because))
+		snprintf(remedy, sizeof(remedy), "%s is not there: made (empty, the directory or file it "
+		         "will be), it is %s instead and nothing above it freezes; or leave it out", because,
+		         ro ? "sealed" : "hidden");
 	else
 		snprintf(remedy, sizeof(remedy), "keep what it %s elsewhere%s%s", ro ? "protects" : "denies",
 		         bits & SAID_CWD ? ", or run the command elsewhere" : "",
