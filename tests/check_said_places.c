@@ -107,14 +107,34 @@ START_TEST(test_said_absent_denial_made)
 	char *env[] = { home, tmpdir, NULL };
 	sbx_scopeattr_t s;
 	sbx_outcome_t oc;
+	bool hides;
 
 	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
-		return;
 	snprintf(home, sizeof(home), "HOME=%s", said_t.projects);
 	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", said_t.mine);
 	snprintf(absent, sizeof(absent), "%s/.absent-secrets", said_t.projects);
 	snprintf(file, sizeof(file), "%s/.made-by-the-command", said_t.projects);
+	/* Expanded (asked for, or where no child can hide: made, it would
+	 * freeze its directory all the same): the remedy that helps there. */
+	hides = can_hide(__func__);
+	for (int asked = 0; asked < 2; asked++) {
+		memset(&heard, 0, sizeof(heard));
+		scope_new(&s);
+		if (asked)
+			expand_way(&s);
+		else if (hides)
+			continue;
+		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+		ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
+		ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+		ck_assert_msg(!strstr(heard.text[SBX_EVENT_FROZEN], "not there") &&
+		              strstr(heard.text[SBX_EVENT_FROZEN], "keep what it denies elsewhere"),
+		              "%s", heard.text[SBX_EVENT_FROZEN]);
+		sbx_scopeattr_destroy(&s);
+	}
+	if (!hides)
+		return;
+	memset(&heard, 0, sizeof(heard));
 	scope_new(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
 	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
@@ -136,17 +156,6 @@ START_TEST(test_said_absent_denial_made)
 	ck_assert_str_ne(fsop_verdict(&s, "read", key, NULL), "ok");
 	sbx_scopeattr_destroy(&s);
 	rm_rf(absent);
-	/* Expanded: made, it would freeze its directory all the same. */
-	memset(&heard, 0, sizeof(heard));
-	scope_new(&s);
-	expand_way(&s);
-	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
-	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
-	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
-	ck_assert_msg(!strstr(heard.text[SBX_EVENT_FROZEN], "not there") &&
-	              strstr(heard.text[SBX_EVENT_FROZEN], "keep what it denies elsewhere"),
-	              "%s", heard.text[SBX_EVENT_FROZEN]);
-	sbx_scopeattr_destroy(&s);
 }
 END_TEST
 
