@@ -34,6 +34,11 @@ void sbx__hide_release(struct sbx_ruleset *rs);
  * opens or changes into in one: 1, *what saying which; 0; or -ENOMEM. */
 int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
                       char *what, size_t size);
+/* The same, the caller's table looked at, where rs hides nothing yet: what
+ * would make a spawn that hides a denial made since expand it (a directory
+ * it inherits, wherever it lies), or one of rs's (frozen.c). */
+int sbx__held_any(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
+                  size_t size);
 /* What the caller's descriptor fd is, said in what, as sbx__held_reaches
  * says it. */
 void sbx__held_say(int fd, char *what, size_t size);

@@ -80,9 +80,12 @@ START_TEST(test_hide_denial_untouchable)
 		write_file(join(home, "x"), "planted\n", 0644);
 		ck_assert_str_eq(verdict_of(NULL, ARGV(FSOP, (char *)acts[i].op, a, acts[i].b ? b : NULL),
 		                            true, NULL), "ok");
-		/* Made again as it was, then attempted under the scope. */
+		/* Made again as it was (a tree of a new name: the paths named
+		 * again), then attempted under the scope. */
 		teardown();
 		setup();
+		snprintf(a, sizeof(a), "%s%s%s", ssh, *acts[i].a ? "/" : "", acts[i].a);
+		snprintf(b, sizeof(b), "%s/%s", ssh, acts[i].b ? acts[i].b : "");
 		write_file(join(home, "x"), "planted\n", 0644);
 		scope_deny(&s, ssh, 0);
 		REFUSED(&s, FSOP, (char *)acts[i].op, a, acts[i].b ? b : NULL);
@@ -181,6 +184,10 @@ START_TEST(test_hide_later_mount)
 	REQUIRE_LANDLOCK();
 	if (!can_hide(__func__) || private_mounts(__func__) == MOUNT_NS_NONE)
 		return;
+	/* Shared, as a host's mounts are where its init makes them so: a
+	 * child's namespace copied from it receives what is mounted here
+	 * later, but where the library makes its mounts private. */
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL), 0);
 	snprintf(alias, sizeof(alias), "%s/alias", t.mine);
 	ck_assert_int_eq(mkdir(alias, 0755), 0);
 	snprintf(cmd, sizeof(cmd), "read x; cat '%s/id' || echo refused", alias);
@@ -296,6 +303,19 @@ START_TEST(test_hide_deep_denial)
 	 * copy of the cover in each. */
 	ck_assert_msg(inside > outside && inside - outside <= 2 * (depth + 8) + 1,
 	              "%d mounts, %d outside", inside, outside);
+	/* Each directory above it a mount point in the child's table: a pin
+	 * (no name of the test's has a byte mountinfo escapes). */
+	verdict_of(&s, ARGV("/bin/cat", "/proc/self/mountinfo"), false, &out);
+	for (char level[4600], *end = strrchr(deep, '/'); end > deep + strlen(home); ) {
+		char needle[4700];
+
+		snprintf(level, sizeof(level), "%.*s", (int)(end - deep), deep);
+		snprintf(needle, sizeof(needle), " %s ", level);
+		ck_assert_msg(strstr(out, needle), "no pin at %s:\n%s", level, out);
+		while (--end > deep && *end != '/')
+			;
+	}
+	free(out);
 	verdict_of(&s, ARGV(FSOP, "read", (char *)join(deep, "key")), false, &out);
 	free(out);
 	sbx_scopeattr_destroy(&s);

@@ -103,11 +103,14 @@ END_TEST
  * remedy is not said. */
 START_TEST(test_said_absent_denial_made)
 {
-	char home[4200], tmpdir[4200], absent[4200], file[4200], key[4300];
+	char home[4200], tmpdir[4200], absent[4200], file[4200], key[4300], other[4200];
 	char *env[] = { home, tmpdir, NULL };
 	sbx_scopeattr_t s;
 	sbx_outcome_t oc;
+	sbx_file_actions_t fa;
 	bool hides;
+	int dirfd;
+	pid_t pid;
 
 	REQUIRE_LANDLOCK();
 	snprintf(home, sizeof(home), "HOME=%s", said_t.projects);
@@ -134,6 +137,47 @@ START_TEST(test_said_absent_denial_made)
 	}
 	if (!hides)
 		return;
+	/* A spawn that expands every denial for what it inherits (a
+	 * directory holding another denial, open past exec): made, this one
+	 * would freeze the home all the same there. */
+	snprintf(other, sizeof(other), "%s/elsewhere", said_t.other);
+	ck_assert_int_eq(mkdir(other, 0700), 0);
+	ck_assert_int_ge(dirfd = open(said_t.other, O_RDONLY | O_DIRECTORY), 0);
+	memset(&heard, 0, sizeof(heard));
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, other), 0);
+	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
+	close(dirfd);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_msg(oc.hidden == 0 && oc.expanded == 2, "hidden %u, expanded %u", oc.hidden,
+	              oc.expanded);
+	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_str_eq(heard.path[SBX_EVENT_FROZEN], said_t.projects);
+	ck_assert_msg(!strstr(heard.text[SBX_EVENT_FROZEN], "not there"), "%s",
+	              heard.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
+	/* The same where a file action opens a file of the other denial: the
+	 * spawn compiles every denial expanded. */
+	snprintf(key, sizeof(key), "%s/file", other);
+	write_file(key, "", 0600);
+	memset(&heard, 0, sizeof(heard));
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, other), 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_addchdir(&fa, said_t.mine);
+	sbx_file_actions_addopen(&fa, 3, key, O_RDONLY, 0);
+	ck_assert_int_eq(sbx_posix_spawn(&pid, "/bin/true", &fa, NULL, &s, ARGV("true"), env), 0);
+	ck_assert_int_eq(wait_status(pid), 0);
+	sbx_file_actions_destroy(&fa);
+	ck_assert_int_eq(sbx_outcome_get(&oc), 0);
+	ck_assert_msg(oc.hidden == 0 && oc.expanded == 2, "hidden %u, expanded %u", oc.hidden,
+	              oc.expanded);
+	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+	ck_assert_msg(!strstr(heard.text[SBX_EVENT_FROZEN], "not there"), "%s",
+	              heard.text[SBX_EVENT_FROZEN]);
+	sbx_scopeattr_destroy(&s);
 	memset(&heard, 0, sizeof(heard));
 	scope_new(&s);
 	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);

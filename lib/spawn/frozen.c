@@ -133,15 +133,19 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
  * a child of this process could hide it: a denial, or a read-only path,
  * is hidden (sealed) only where it exists (hide.c), and expanded where
  * not, which freezes the directory above it; made, it would be hidden,
- * and a kept compile finds it at the next spawn (its directory moved). */
+ * and a kept compile finds it at the next spawn (its directory moved).
+ * Not where this spawn expands every denial, nor where what the child
+ * holds from before its namespace would expand it (held.c: a directory
+ * it inherits, wherever it lies): once per scope, the caller's table read. */
 static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
-                                const char *because)
+                                const sbx_file_actions_t *fa, const char *because)
 {
 	struct stat st;
-	char why[160];
+	char why[PATH_MAX + 64];
 
 	return lstat(because, &st) && errno == ENOENT && !rs->expand_all &&
-	       !sbx__hide_unavailable(scope, why, sizeof(why));
+	       !sbx__hide_unavailable(scope, why, sizeof(why)) &&
+	       sbx__held_any(rs, fa, why, sizeof(why)) == 0;
 }
 
 /* Honest remedies only.  A frozen directory gets no new entry whatever is
@@ -152,7 +156,8 @@ static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_
  * scope grants, or with a home directory of its own; a restricted path
  * that is not there made, where it would be hidden then. */
 static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
-                       const char *path, const char *roles, unsigned bits, const char *because)
+                       const sbx_file_actions_t *fa, const char *path, const char *roles,
+                       unsigned bits, const char *because)
 {
 	const struct sbx_scope_rule *r = rule_at(scope, rs, because);
 	bool ro = r && r->mode == SBX_MODE_READONLY;
@@ -161,7 +166,7 @@ static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *
 	if (bits & SAID_TMPDIR)
 		snprintf(remedy, sizeof(remedy), "give the command a TMPDIR the scope grants "
 		                                 "(sbx_scopeattr_settmpdir(3))");
-	else if (absent_but_hideable(scope, rs, because))
+	else if (absent_but_hideable(scope, rs, fa, because))
 		snprintf(remedy, sizeof(remedy), "%s is not there: made (empty, the directory or file it "
 		         "will be), it is %s instead and nothing above it freezes; or leave it out", because,
 		         ro ? "sealed" : "hidden");
@@ -194,7 +199,8 @@ static void say_restricted(const struct sbx_scope *scope, const char *path, cons
 /* Says path, for its roles not said yet: frozen, or (but for the home
  * directory, which a scope may well make read-only) restricted. */
 static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
-                     const struct role *r, size_t n, const char *path)
+                     const sbx_file_actions_t *fa, const struct role *r, size_t n,
+                     const char *path)
 {
 	atomic_uint *said = &((struct sbx_scope *)scope)->frozen_said;
 	char roles[128];
@@ -207,7 +213,7 @@ static void announce(const struct sbx_scope *scope, const struct sbx_ruleset *rs
 	if (atomic_fetch_or(said, bits) & bits)
 		return; /* said, for one of its roles at least */
 	if (because)
-		say_frozen(scope, rs, path, roles, bits, because);
+		say_frozen(scope, rs, fa, path, roles, bits, because);
 	else
 		say_restricted(scope, path, roles, bits, rule);
 }
@@ -254,5 +260,5 @@ void sbx__announce_frozen(const struct sbx_scope *scope, struct sbx_ruleset *rs,
 	r[2].known = home && *home == '/' && freezes(rs) && resolved(home, r[2].path);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].known && !(atomic_load(&scope->frozen_said) & r[i].bit))
-			announce(scope, rs, r, n, r[i].path);
+			announce(scope, rs, fa, r, n, r[i].path);
 }

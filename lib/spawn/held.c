@@ -309,14 +309,13 @@ void sbx__held_say(int fd, char *what, size_t size)
 	         path_of(-1, fd, path, NULL) ? path : "no name");
 }
 
-int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
-                      char *what, size_t size)
+/* sbx__held_reaches, where rs may hide nothing yet (sbx__held_any). */
+static int held(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
+                char *what, size_t size)
 {
 	struct walk w = { .rs = rs, .closed_from = INT_MAX };
 	int r;
 
-	if (!rs->ncovers)
-		return 0;
 	/* No name: nothing it lies in; one too long to read: not known not to
 	 * (the child would refuse it). */
 	if (!getcwd(w.cwd, sizeof(w.cwd))) {
@@ -340,4 +339,16 @@ int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa
 		free(w.v[i].path);
 	free(w.v);
 	return r;
+}
+
+int sbx__held_reaches(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, bool inherited,
+                      char *what, size_t size)
+{
+	return rs->ncovers ? held(rs, fa, inherited, what, size) : 0;
+}
+
+int sbx__held_any(const struct sbx_ruleset *rs, const sbx_file_actions_t *fa, char *what,
+                  size_t size)
+{
+	return held(rs, fa, true, what, size);
 }
