@@ -9,7 +9,8 @@
  *
  * - it is there, a directory or a file of one name (a cover needs a name
  *   to sit on; a hard link is a name no cover reaches);
- * - nothing beneath it is re-admitted or read-only (a cover takes all);
+ * - nothing beneath it is read-only (a cover takes all), and what is
+ *   re-admitted beneath it can be bound back into the cover (unbindable);
  * - no other view of the mount table shows what it holds (a bind mount, the
  *   same filesystem mounted again, an overlay's layer, an image file), nor
  *   of what is mounted beneath it: a second name no cover sits on;

@@ -23,14 +23,15 @@
  * open or chdir names a path from the working directory at that point.
  *
  * The caller's whole table is looked at here only where asked (inherited):
- * by sbx_execve, and by a spawn once a child of this process found it
- * inherits one that reaches (spawn.c).  Otherwise the child looks at its
- * own table, the exact one, before its file actions (cover.c): where one
- * reaches, it exits, and the spawn starts it again with the denials
- * expanded; one look in all, not two.  Each descriptor costs one fcntl(2),
- * and a readlink(2) for those left open past exec.  The child checks what
- * its file actions made again after its covers, and its working
- * directory, and refuses where something changed meanwhile.
+ * by sbx_execve, and for the remedy of a frozen line (sbx__held_any,
+ * frozen.c).  A spawn's parent looks at its table just before the clone,
+ * every signal blocked (child/clone.c, child/holds.c), and its child makes
+ * its own table what was seen, or looks itself: where one reaches, there
+ * is no child, and the spawn starts again with the denials expanded.  Each
+ * descriptor costs one fcntl(2), and a readlink(2) for those left open
+ * past exec.  The child checks what its file actions made again after its
+ * covers, and its working directory, and refuses where something changed
+ * meanwhile.
  */
 #include "config.h"
 
