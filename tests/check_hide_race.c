@@ -15,6 +15,7 @@
 #include <linux/io_uring.h>
 #endif
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -293,6 +294,80 @@ START_TEST(test_hide_look_keeps_locks)
 }
 END_TEST
 
+/* argv spawned under s with every descriptor taken but those its output
+ * goes through: the parent cannot open /proc/self/fd to look at what the
+ * child inherits, and the child looks itself (holds.c).  Its output, or
+ * NULL and the spawn's error in *err. */
+static char *spawned_table_full(const sbx_scopeattr_t *s, char *const argv[], int *err)
+{
+	static char out[4096];
+	sbx_file_actions_t fa;
+	struct rlimit was, rl;
+	int p[2], fill[256], nfill = 0, status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	sbx_file_actions_init(&fa);
+	sbx_file_actions_adddup2(&fa, p[1], 1);
+	sbx_file_actions_adddup2(&fa, p[1], 2);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
+	rl = was;
+	if ((rlim_t)count_fds() + 200 < rl.rlim_cur)
+		rl.rlim_cur = (rlim_t)count_fds() + 200;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while (nfill < 256 && (fill[nfill] = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0)
+		nfill++;
+	ck_assert_msg(nfill < 256 && errno == EMFILE, "the table not filled: %d, %s", nfill,
+	              strerror(errno));
+	*err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, s, argv, environ);
+	while (nfill > 0)
+		close(fill[--nfill]);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
+	close(p[1]);
+	sbx_file_actions_destroy(&fa);
+	while (got < (ssize_t)sizeof(out) - 1 && (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += n;
+	out[got > 0 ? got : 0] = '\0';
+	close(p[0]);
+	if (*err)
+		return NULL;
+	status = wait_status(pid);
+	ck_assert_msg(WIFEXITED(status), "status %#x: %s", (unsigned)status, out);
+	return out;
+}
+
+/* With no descriptor free for the parent's look, the child's own finds the
+ * directory it inherits: the spawn starts again expanded, or, where the
+ * expanded compile finds no descriptor either, fails (EMFILE), nothing
+ * run.  Never does the command read the key. */
+START_TEST(test_hide_held_table_full)
+{
+	char *argv[] = { "/bin/sh", "-c", READ_ANY, NULL }, *out;
+	sbx_scopeattr_t s;
+	int dir, err;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	ck_assert_int_ge(dir = open(home, O_RDONLY | O_DIRECTORY), 0);
+	/* The control: through the directory it inherits, the command reads
+	 * the key, the table full as below. */
+	out = spawned_table_full(NULL, argv, &err);
+	ck_assert_msg(out && strstr(out, SECRET), "the control: %s", out ? out : strerror(err));
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
+	out = spawned_table_full(&s, argv, &err);
+	ck_assert_msg(!out || !strstr(out, SECRET), "ESCAPE: the key read: %s", out);
+	ck_assert_msg(out || err == EMFILE, "%s", strerror(err));
+	ck_assert_ptr_nonnull(strstr(said, "directory descriptor"));
+	if (out)
+		outcome(0, 1);
+	close(dir);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 Suite *suite_hide_race(void)
 {
 	Suite *su = suite_create("hide-race");
@@ -306,6 +381,7 @@ Suite *suite_hide_race(void)
 	tcase_add_test(tc, test_hide_held_swapped_meanwhile);
 	tcase_add_test(tc, test_hide_inherits_as_posix_spawn);
 	tcase_add_test(tc, test_hide_look_keeps_locks);
+	tcase_add_test(tc, test_hide_held_table_full);
 	suite_add_tcase(su, tc);
 	return su;
 }
