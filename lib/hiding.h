@@ -12,8 +12,14 @@
 #include "lib/internal.h"
 
 /* A child of this process could not make its namespace (err, at the step
- * call): from now on every denial is expanded. */
+ * call): from now on every denial is expanded.  Only for a refusal that
+ * lasts (sbx__hide_refusal_lasts). */
 void sbx__hide_refused(int err, const char *call);
+/* Whether err, met making a child's namespace, is the kernel's "no" (user
+ * namespaces off, a filter, a security module, a chroot), not a resource
+ * short for the moment (no descriptor, no memory, a limit of processes):
+ * the spawn that met one of these expands alone. */
+bool sbx__hide_refusal_lasts(int err);
 /* Whether no denial of scope (NULL: of any) is hidden here, why in why. */
 bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size);
 /* Whether a child of this process can hide denials now: a child tries

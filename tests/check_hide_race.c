@@ -360,11 +360,80 @@ START_TEST(test_hide_held_table_full)
 	out = spawned_table_full(&s, argv, &err);
 	ck_assert_msg(!out || !strstr(out, SECRET), "ESCAPE: the key read: %s", out);
 	ck_assert_msg(out || err == EMFILE, "%s", strerror(err));
-	ck_assert_ptr_nonnull(strstr(said, "directory descriptor"));
+	/* Found by the child's look; as another user than root, whose child
+	 * needs descriptors for its user namespace's maps first, that step's
+	 * shortage may come before it (the spawn expands all the same). */
+	ck_assert_msg(strstr(said, "directory descriptor") ||
+	                      (geteuid() && strstr(said, "Too many open files), for this spawn")),
+	              "%s; said: %s", out ? "ran" : strerror(err), said);
 	if (out)
 		outcome(0, 1);
 	close(dir);
 	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* A spawn made by a thread whose children meet err at unshare(2) (a filter
+ * of that thread's alone): its error, its output, its outcome, and what
+ * was said. */
+struct short_spawn {
+	const sbx_scopeattr_t *s;
+	int err, status;
+	char *out;
+	sbx_outcome_t oc;
+};
+
+static void *spawn_short(void *arg)
+{
+	struct short_spawn *sp = arg;
+	char *argv[] = { FSOP, "read", key, NULL };
+
+	seccomp_fail(SYS_unshare, ENOMEM);
+	sp->status = run_scoped(sp->s, argv, &sp->out);
+	sp->err = sp->status <= -1000 ? -1000 - sp->status : 0;
+	if (sp->out && *sp->out && sp->out[strlen(sp->out) - 1] == '\n')
+		sp->out[strlen(sp->out) - 1] = '\0';
+	sbx_outcome_get(&sp->oc);
+	return NULL;
+}
+
+/* A child refused its namespace for a resource short for the moment
+ * (ENOMEM at unshare, in one thread's children): that spawn expands, and
+ * the next, another thread's, hides: no refusal of the kernel's is kept
+ * for the process.  Demanded, that spawn fails with what was short. */
+START_TEST(test_hide_refusal_passing)
+{
+	struct short_spawn sp = { 0 };
+	char heard[sizeof(said)];
+	sbx_scopeattr_t s;
+	pthread_t th;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__) || !filters_here(__func__))
+		return;
+	for (int demanded = 0; demanded < 2; demanded++) {
+		scope_deny(&s, ssh, demanded ? SBX_SCOPE_HIDE : 0);
+		said[0] = '\0';
+		sp = (struct short_spawn){ .s = &s };
+		ck_assert_int_eq(pthread_create(&th, NULL, spawn_short, &sp), 0);
+		ck_assert_int_eq(pthread_join(th, NULL), 0);
+		ck_assert_msg(!sp.out || !strstr(sp.out, SECRET), "ESCAPE: %s", sp.out);
+		snprintf(heard, sizeof(heard), "%s", said);
+		if (demanded) {
+			ck_assert_msg(sp.err == ENOMEM, "%s", sbx_strerror(sp.err));
+		} else {
+			ck_assert_msg(sp.err == 0 && denied_verdict(sp.out ? sp.out : ""),
+			              "%s: %s", sbx_strerror(sp.err), sp.out ? sp.out : "");
+			ck_assert_msg(sp.oc.hidden == 0 && sp.oc.expanded == 1, "hidden %u, expanded %u",
+			              sp.oc.hidden, sp.oc.expanded);
+		}
+		free(sp.out);
+		/* This thread's children can: hidden. */
+		REFUSED(&s, FSOP, "read", key);
+		outcome(1, 0);
+		ck_assert_msg(strstr(heard, "Cannot allocate memory), for this spawn"), "said: %s", heard);
+		sbx_scopeattr_destroy(&s);
+	}
 }
 END_TEST
 
@@ -382,6 +451,7 @@ Suite *suite_hide_race(void)
 	tcase_add_test(tc, test_hide_inherits_as_posix_spawn);
 	tcase_add_test(tc, test_hide_look_keeps_locks);
 	tcase_add_test(tc, test_hide_held_table_full);
+	tcase_add_test(tc, test_hide_refusal_passing);
 	suite_add_tcase(su, tc);
 	return su;
 }

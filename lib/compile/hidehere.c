@@ -37,6 +37,11 @@ void sbx__hide_refused(int err, const char *call)
 	atomic_store(&refused_err, err);
 }
 
+bool sbx__hide_refusal_lasts(int err)
+{
+	return err != EMFILE && err != ENFILE && err != ENOMEM && err != EAGAIN;
+}
+
 bool sbx__hide_unavailable(const struct sbx_scope *scope, char *why, size_t size)
 {
 	int err = atomic_load(&refused_err);
@@ -126,10 +131,11 @@ int sbx__hide_probe(char *why, size_t size, bool record)
 		return -1;
 	}
 	if (r.err) {
-		if (record)
+		if (record && sbx__hide_refusal_lasts(r.err))
 			sbx__hide_refused(r.err, r.call);
-		snprintf(why, size, "%s: %s", r.call, strerror(r.err));
-		return 0;
+		snprintf(why, size, "%s%s: %s", sbx__hide_refusal_lasts(r.err) ? "" : "not known: ",
+		         r.call, strerror(r.err));
+		return sbx__hide_refusal_lasts(r.err) ? 0 : -1;
 	}
 	if (record)
 		probed_here = true;

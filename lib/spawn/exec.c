@@ -41,7 +41,8 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 			refusal->what = SBX_REFUSED_HIDE;
 			return err;
 		}
-		sbx__hide_refused(err, refusal->call);
+		if (sbx__hide_refusal_lasts(err))
+			sbx__hide_refused(err, refusal->call);
 		snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)", refusal->call,
 		         strerror(err));
 	}

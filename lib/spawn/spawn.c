@@ -193,12 +193,21 @@ static int prepare_inherited(struct child *c, const struct sbx_scope *scope,
 static int prepare_refused(struct child *c, const struct sbx_scope *scope,
                            const sbx_file_actions_t *fa, struct sbx_ruleset **rs)
 {
+	bool lasts = sbx__hide_refusal_lasts(c->res.err);
+	int err = c->res.err;
 	char what[128];
 
-	sbx__hide_refused(c->res.err, c->res.refusal.call);
-	snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)",
-	         c->res.refusal.call, strerror(c->res.err));
-	return restart_expanded(c, scope, fa, rs, false, what);
+	snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)%s",
+	         c->res.refusal.call, strerror(err), lasts ? "" : ", for this spawn");
+	/* A resource short for the moment: this spawn expands alone (demanded,
+	 * hiding fails with what was short), and the next one hides. */
+	if (!lasts && (scope->flags & SBX_SCOPE_HIDE)) {
+		sbx__hide_event(scope, *rs, what);
+		return err;
+	}
+	if (lasts)
+		sbx__hide_refused(err, c->res.refusal.call);
+	return restart_expanded(c, scope, fa, rs, !lasts, what);
 }
 
 /* What the spawn tells the logger and records for sbx_outcome_get(). */
