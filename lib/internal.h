@@ -374,6 +374,10 @@ struct sbx_ruleset {
 	char **pins;
 	size_t npins;
 	unsigned nhidden, nexpanded; /* denials of each way, for the outcome */
+	/* The scope's denials and read-only paths, by index, expanded for not
+	 * being there alone: made, a cover would take them whole (hide.c). */
+	size_t *absent;
+	size_t nabsent;
 	struct keptns *ns; /* the child's namespace, kept from the second spawn (hidens.c) */
 	atomic_uint spawns; int ns_state;
 	bool expand_all;   /* compiled with no denial hidden (SBX_COMPILE_EXPAND) */

@@ -193,6 +193,29 @@ START_TEST(test_hide_bind_readonly_expands)
 }
 END_TEST
 
+/* A denial beneath a hidden one, not there: the cover above takes it away
+ * with the rest, and nothing above the hidden denial freezes (expanded, it
+ * froze the home: the command could create nothing there). */
+START_TEST(test_hide_denial_beneath_absent)
+{
+	char inner[4600], made[4600];
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(inner, sizeof(inner), "%s/not-there", ssh);
+	snprintf(made, sizeof(made), "%s/made", home);
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, inner), 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", made), "ok");
+	outcome(1, 0);
+	REFUSED(&s, FSOP, "read", key);
+	REFUSED(&s, FSOP, "create", inner);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 /* How many mounts the child's table shows at path (the pins above copy
  * each one beneath them). */
 static int mounted_at(const sbx_scopeattr_t *s, const char *path)
@@ -260,6 +283,7 @@ Suite *suite_hide_bind(void)
 	tcase_add_test(tc, test_hide_bind_readonly_expands);
 	tcase_add_test(tc, test_hide_bind_limit);
 	tcase_add_test(tc, test_hide_bind_deleted_name);
+	tcase_add_test(tc, test_hide_denial_beneath_absent);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -15,7 +15,6 @@
 #include <linux/io_uring.h>
 #endif
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -294,149 +293,6 @@ START_TEST(test_hide_look_keeps_locks)
 }
 END_TEST
 
-/* argv spawned under s with every descriptor taken but those its output
- * goes through: the parent cannot open /proc/self/fd to look at what the
- * child inherits, and the child looks itself (holds.c).  Its output, or
- * NULL and the spawn's error in *err. */
-static char *spawned_table_full(const sbx_scopeattr_t *s, char *const argv[], int *err)
-{
-	static char out[4096];
-	sbx_file_actions_t fa;
-	struct rlimit was, rl;
-	int p[2], fill[256], nfill = 0, status;
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	sbx_file_actions_init(&fa);
-	sbx_file_actions_adddup2(&fa, p[1], 1);
-	sbx_file_actions_adddup2(&fa, p[1], 2);
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
-	rl = was;
-	if ((rlim_t)count_fds() + 200 < rl.rlim_cur)
-		rl.rlim_cur = (rlim_t)count_fds() + 200;
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	while (nfill < 256 && (fill[nfill] = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0)
-		nfill++;
-	ck_assert_msg(nfill < 256 && errno == EMFILE, "the table not filled: %d, %s", nfill,
-	              strerror(errno));
-	*err = sbx_posix_spawn(&pid, argv[0], &fa, NULL, s, argv, environ);
-	while (nfill > 0)
-		close(fill[--nfill]);
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
-	close(p[1]);
-	sbx_file_actions_destroy(&fa);
-	while (got < (ssize_t)sizeof(out) - 1 && (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
-		got += n;
-	out[got > 0 ? got : 0] = '\0';
-	close(p[0]);
-	if (*err)
-		return NULL;
-	status = wait_status(pid);
-	ck_assert_msg(WIFEXITED(status), "status %#x: %s", (unsigned)status, out);
-	return out;
-}
-
-/* With no descriptor free for the parent's look, the child's own finds the
- * directory it inherits: the spawn starts again expanded, or, where the
- * expanded compile finds no descriptor either, fails (EMFILE), nothing
- * run.  Never does the command read the key. */
-START_TEST(test_hide_held_table_full)
-{
-	char *argv[] = { "/bin/sh", "-c", READ_ANY, NULL }, *out;
-	sbx_scopeattr_t s;
-	int dir, err;
-
-	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__))
-		return;
-	ck_assert_int_ge(dir = open(home, O_RDONLY | O_DIRECTORY), 0);
-	/* The control: through the directory it inherits, the command reads
-	 * the key, the table full as below. */
-	out = spawned_table_full(NULL, argv, &err);
-	ck_assert_msg(out && strstr(out, SECRET), "the control: %s", out ? out : strerror(err));
-	scope_deny(&s, ssh, 0);
-	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
-	out = spawned_table_full(&s, argv, &err);
-	ck_assert_msg(!out || !strstr(out, SECRET), "ESCAPE: the key read: %s", out);
-	ck_assert_msg(out || err == EMFILE, "%s", strerror(err));
-	/* Found by the child's look; as another user than root, whose child
-	 * needs descriptors for its user namespace's maps first, that step's
-	 * shortage may come before it (the spawn expands all the same). */
-	ck_assert_msg(strstr(said, "directory descriptor") ||
-	                      (geteuid() && strstr(said, "Too many open files), for this spawn")),
-	              "%s; said: %s", out ? "ran" : strerror(err), said);
-	if (out)
-		outcome(0, 1);
-	close(dir);
-	sbx_scopeattr_destroy(&s);
-}
-END_TEST
-
-/* A spawn made by a thread whose children meet err at unshare(2) (a filter
- * of that thread's alone): its error, its output, its outcome, and what
- * was said. */
-struct short_spawn {
-	const sbx_scopeattr_t *s;
-	int err, status;
-	char *out;
-	sbx_outcome_t oc;
-};
-
-static void *spawn_short(void *arg)
-{
-	struct short_spawn *sp = arg;
-	char *argv[] = { FSOP, "read", key, NULL };
-
-	seccomp_fail(SYS_unshare, ENOMEM);
-	sp->status = run_scoped(sp->s, argv, &sp->out);
-	sp->err = sp->status <= -1000 ? -1000 - sp->status : 0;
-	if (sp->out && *sp->out && sp->out[strlen(sp->out) - 1] == '\n')
-		sp->out[strlen(sp->out) - 1] = '\0';
-	sbx_outcome_get(&sp->oc);
-	return NULL;
-}
-
-/* A child refused its namespace for a resource short for the moment
- * (ENOMEM at unshare, in one thread's children): that spawn expands, and
- * the next, another thread's, hides: no refusal of the kernel's is kept
- * for the process.  Demanded, that spawn fails with what was short. */
-START_TEST(test_hide_refusal_passing)
-{
-	struct short_spawn sp = { 0 };
-	char heard[sizeof(said)];
-	sbx_scopeattr_t s;
-	pthread_t th;
-
-	REQUIRE_LANDLOCK();
-	if (!can_hide(__func__) || !filters_here(__func__))
-		return;
-	for (int demanded = 0; demanded < 2; demanded++) {
-		scope_deny(&s, ssh, demanded ? SBX_SCOPE_HIDE : 0);
-		said[0] = '\0';
-		sp = (struct short_spawn){ .s = &s };
-		ck_assert_int_eq(pthread_create(&th, NULL, spawn_short, &sp), 0);
-		ck_assert_int_eq(pthread_join(th, NULL), 0);
-		ck_assert_msg(!sp.out || !strstr(sp.out, SECRET), "ESCAPE: %s", sp.out);
-		snprintf(heard, sizeof(heard), "%s", said);
-		if (demanded) {
-			ck_assert_msg(sp.err == ENOMEM, "%s", sbx_strerror(sp.err));
-		} else {
-			ck_assert_msg(sp.err == 0 && denied_verdict(sp.out ? sp.out : ""),
-			              "%s: %s", sbx_strerror(sp.err), sp.out ? sp.out : "");
-			ck_assert_msg(sp.oc.hidden == 0 && sp.oc.expanded == 1, "hidden %u, expanded %u",
-			              sp.oc.hidden, sp.oc.expanded);
-		}
-		free(sp.out);
-		/* This thread's children can: hidden. */
-		REFUSED(&s, FSOP, "read", key);
-		outcome(1, 0);
-		ck_assert_msg(strstr(heard, "Cannot allocate memory), for this spawn"), "said: %s", heard);
-		sbx_scopeattr_destroy(&s);
-	}
-}
-END_TEST
-
 Suite *suite_hide_race(void)
 {
 	Suite *su = suite_create("hide-race");
@@ -450,8 +306,6 @@ Suite *suite_hide_race(void)
 	tcase_add_test(tc, test_hide_held_swapped_meanwhile);
 	tcase_add_test(tc, test_hide_inherits_as_posix_spawn);
 	tcase_add_test(tc, test_hide_look_keeps_locks);
-	tcase_add_test(tc, test_hide_held_table_full);
-	tcase_add_test(tc, test_hide_refusal_passing);
 	suite_add_tcase(su, tc);
 	return su;
 }

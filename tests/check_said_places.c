@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -200,6 +201,77 @@ START_TEST(test_said_absent_denial_made)
 	ck_assert_str_ne(fsop_verdict(&s, "read", key, NULL), "ok");
 	sbx_scopeattr_destroy(&s);
 	rm_rf(absent);
+}
+END_TEST
+
+/* The frozen line's remedy for a path that is not there, where making it
+ * would not hide it: nowhere said.  A spawn frozen by the path below each
+ * time, with hiding available: what makes it expanded all the same. */
+static const char *frozen_said(const char *absent, int flags, const char *other, int mode)
+{
+	char home[4200], tmpdir[4200];
+	char *env[] = { home, tmpdir, NULL };
+	sbx_scopeattr_t s;
+
+	snprintf(home, sizeof(home), "HOME=%s", said_t.projects);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", said_t.mine);
+	memset(&heard, 0, sizeof(heard));
+	scope_new(&s);
+	ck_assert_int_eq(sbx_scopeattr_setflags(&s, flags), 0);
+	ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
+	if (other)
+		ck_assert_int_eq((mode == SBX_ALLOW ? sbx_scopeattr_addallow
+		                  : mode == SBX_READONLY ? sbx_scopeattr_addreadonly
+		                                         : sbx_scopeattr_adddeny)(&s, other), 0);
+	ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
+	sbx_scopeattr_destroy(&s);
+	ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
+	return heard.text[SBX_EVENT_FROZEN];
+}
+
+START_TEST(test_said_absent_remedy_only_where_true)
+{
+	char absent[4200], beneath[4300], linked[4300], alias[4200];
+	const char *line;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	snprintf(absent, sizeof(absent), "%s/.absent-secrets", said_t.projects);
+	snprintf(beneath, sizeof(beneath), "%s/pub", absent);
+	/* The denial logged by the kernel: no denial is hidden. */
+	line = frozen_said(absent, SBX_SCOPE_LOG_DENIALS, NULL, 0);
+	ck_assert_msg(!strstr(line, "not there"), "%s", line);
+	/* A path re-admitted, or read-only, beneath it: made, still
+	 * expanded (nothing to bind back; a cover would take what is
+	 * read-only). */
+	ck_assert_msg(!strstr(line = frozen_said(absent, 0, beneath, SBX_ALLOW), "not there"), "%s",
+	              line);
+	ck_assert_msg(!strstr(line = frozen_said(absent, 0, beneath, SBX_READONLY), "not there"), "%s",
+	              line);
+	/* A denial beneath it: made, both go under its cover. */
+	ck_assert_msg(strstr(line = frozen_said(absent, 0, beneath, SBX_DENY), "not there"), "%s",
+	              line);
+	/* There, expanded for another reason (a file of two names in it). */
+	ck_assert_int_eq(mkdir(absent, 0700), 0);
+	write_file(beneath, "", 0600);
+	snprintf(linked, sizeof(linked), "%s/.linked", said_t.mine);
+	ck_assert_int_eq(link(beneath, linked), 0);
+	line = frozen_said(absent, 0, NULL, 0);
+	ck_assert_msg(!strstr(line, "not there") && strstr(line, "keep what it denies elsewhere"),
+	              "%s", line);
+	ck_assert_int_eq(unlink(linked), 0);
+	rm_rf(absent);
+	/* Its place shown under another name (a bind mount of the home),
+	 * where a mount of the test's own can be made. */
+	if (geteuid() == 0 && private_mounts_if_can() == MOUNT_NS_PLAIN) {
+		snprintf(alias, sizeof(alias), "%s/alias", said_t.other);
+		ck_assert_int_eq(mkdir(alias, 0755), 0);
+		ck_assert_int_eq(mount(said_t.projects, alias, NULL, MS_BIND, NULL), 0);
+		line = frozen_said(absent, 0, NULL, 0);
+		ck_assert_msg(!strstr(line, "not there"), "%s", line);
+		ck_assert_int_eq(umount2(alias, MNT_DETACH), 0);
+	}
 }
 END_TEST
 
@@ -404,6 +476,7 @@ void said_places_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_said_home_frozen);
 	tcase_add_test(tc, test_said_absent_denial_made);
+	tcase_add_test(tc, test_said_absent_remedy_only_where_true);
 	tcase_add_test(tc, test_said_sbxrun_home);
 	tcase_add_test(tc, test_said_nothing_of_unapplied_denial);
 	tcase_add_test(tc, test_said_unapplied_denial_once);

@@ -186,6 +186,7 @@ int main(void)
 	srunner_add_suite(sr, suite_hide());
 	srunner_add_suite(sr, suite_hide_held());
 	srunner_add_suite(sr, suite_hide_race());
+	srunner_add_suite(sr, suite_hide_short());
 	srunner_add_suite(sr, suite_hide_bind());
 	srunner_add_suite(sr, suite_hide_seal());
 	srunner_add_suite(sr, suite_hide_kept());

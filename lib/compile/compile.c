@@ -404,6 +404,7 @@ void sbx__ruleset_release(struct sbx_ruleset *rs)
 	}
 	sbx__notify_release(rs);
 	sbx__hide_release(rs);
+	free(rs->absent);
 	for (unsigned i = 0; i < rs->ndropped; i++)
 		free(rs->dropped[i]);
 	free(rs->dropped);

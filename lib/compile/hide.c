@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,41 @@ static int walk(struct hider *h, const char *path, const struct cover *binds, si
 	return walked < 0 ? -1 : 0;
 }
 
+/* Why a path that is not there is expanded: the one reason a cover could
+ * lift by itself, once the path is made (absent_noted). */
+static const char absent_why[] = "it does not exist (a cover needs a name to sit on; expanded, "
+                                 "it cannot be created)";
+
+/* Rule r, expanded for not being there alone (why), noted in the ruleset
+ * where nothing above it shows its place under another name: made, it
+ * would be hidden (or sealed), and the frozen line says so (frozen.c). */
+static void absent_noted(struct hider *h, const struct sbx_scope_rule *r, const char *why)
+{
+	char above[PATH_MAX];
+	struct stat st;
+	size_t *grown, cap = h->out->nabsent;
+	char *slash;
+
+	if (why != absent_why || r < h->scope->rules || r >= h->scope->rules + h->scope->nrules)
+		return;
+	snprintf(above, sizeof(above), "%s", r->path);
+	while ((slash = strrchr(above, '/')) && slash != above) {
+		*slash = '\0';
+		if (!lstat(above, &st))
+			break;
+	}
+	if (!slash || slash == above)
+		snprintf(above, sizeof(above), "/");
+	if (second_name(h, above) || h->err)
+		return;
+	if (!(grown = sbx__grow(h->out->absent, &cap, h->out->nabsent + 1, sizeof(*grown)))) {
+		h->err = ENOMEM;
+		return;
+	}
+	h->out->absent = grown;
+	h->out->absent[h->out->nabsent++] = (size_t)(r - h->scope->rules);
+}
+
 /* Whether path is bound back already. */
 static bool bound_at(const struct sbx_ruleset *rs, const char *path)
 {
@@ -259,9 +295,7 @@ static const char *unhidable(struct hider *h, const struct sbx_scope_rule *r, co
 		return "a symlink in it leads to the C runtime it re-admits";
 	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 	          STATX_TYPE | STATX_INO | STATX_NLINK, &sx))
-		return errno == ENOENT || errno == ENOTDIR ? "it does not exist (a cover needs a name to "
-		                                             "sit on; expanded, it cannot be created)"
-		                                           : "it cannot be looked at";
+		return errno == ENOENT || errno == ENOTDIR ? absent_why : "it cannot be looked at";
 	if (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode))
 		return "it is neither a directory nor a regular file";
 	if (S_ISREG(sx.stx_mode) && sx.stx_nlink != 1)
@@ -330,7 +364,7 @@ static const char *unsealable(struct hider *h, const struct sbx_scope_rule *r, c
 			return "a filesystem is mounted beneath it";
 	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 	          STATX_TYPE | STATX_INO, &sx))
-		return "it cannot be looked at";
+		return errno == ENOENT || errno == ENOTDIR ? absent_why : "it cannot be looked at";
 	if (!S_ISDIR(sx.stx_mode) && !S_ISREG(sx.stx_mode))
 		return "it is neither a directory nor a regular file";
 	if (S_ISDIR(sx.stx_mode) && (walked = walk(h, r->path, binds, *nbinds, true)))
@@ -375,6 +409,7 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 		return false;
 	if (r->mode == SBX_MODE_READONLY &&
 	    (why = unsealable(h, r, left, &c, binds, &nbinds))) {
+		absent_noted(h, r, why);
 		if (!h->err)
 			sbx__event_quiet(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
 			                 "%s is read-only by Landlock's rules, the directories above it "
@@ -384,6 +419,7 @@ bool sbx__hide_take(struct hider *h, const struct sbx_scope_rule *r, const bool 
 	if (r->mode != SBX_MODE_READONLY && (why = unhidable(h, r, left, &c, binds, &nbinds))) {
 		if (implicit || h->err)
 			return false;
+		absent_noted(h, r, why);
 		if (h->scope->flags & SBX_SCOPE_HIDE) {
 			sbx__event(h->scope, SBX_EVENT_HIDING, 0, r->path, NULL,
 			           "%s cannot be hidden: %s; SBX_SCOPE_HIDE: nothing runs", r->path, why);

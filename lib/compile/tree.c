@@ -22,6 +22,7 @@
 
 #include "lib/internal.h"
 #include "lib/compiler.h"
+#include "lib/hiding.h"
 
 /* ---- building ----------------------------------------------------------- */
 
@@ -226,6 +227,16 @@ static const char *link_widens(const struct sbx_scope *scope, size_t i)
 	return denial && (int)r->mode > mode ? denial : NULL;
 }
 
+/* Whether path lies in a hidden denial (not a sealed path), past what is
+ * bound back into its cover. */
+static bool under_cover(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->ncovers; i++)
+		if (!rs->covers[i].ro && sbx__path_covers(rs->covers[i].path, path))
+			return !sbx__hide_bound(rs, path);
+	return false;
+}
+
 /* Leaves out (left[i], and in t->ignored) each path that would widen a
  * denial through a symlink, with an event naming it as written and where
  * it led; under SBX_SCOPE_STRICT the compile fails instead. */
@@ -301,6 +312,18 @@ static int take_rules(const struct sbx_scope *scope, const struct sbx_scope_rule
 			goto fail;
 		}
 		t->ignored[t->nignored++] = &scope->rules[i];
+	}
+	/* A denial beneath a hidden one goes with its cover (a cover of its
+	 * own is dropped at the settling, hidekept.c): one expanded there, not
+	 * being there, would freeze what lies above the hidden one. */
+	for (size_t k = 0; h && k < *n;) {
+		if (v[k] >= scope->rules && v[k] < scope->rules + scope->nrules &&
+		    v[k]->mode == SBX_MODE_DENY && under_cover(h->out, v[k]->path)) {
+			v[k] = v[--*n];
+			h->out->nexpanded--;
+		} else {
+			k++;
+		}
 	}
 	for (size_t i = 0; i < nimplicit; i++) {
 		if (implicit[i].mode == SBX_MODE_DENY && h && sbx__hide_take(h, &implicit[i], left, true))

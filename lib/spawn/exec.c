@@ -29,6 +29,7 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 {
 	char what[PATH_MAX + 64];
 	unsigned was;
+	bool lasts = true;
 	int err = 0, held = (*rs)->ncovers ? sbx__held_reaches(*rs, NULL, true, what, sizeof(what)) : 0;
 
 	if (held < 0)
@@ -41,20 +42,23 @@ static int enter_hidden(const struct sbx_scope *scope, struct sbx_ruleset **rs, 
 			refusal->what = SBX_REFUSED_HIDE;
 			return err;
 		}
-		if (sbx__hide_refusal_lasts(err))
+		if ((lasts = sbx__hide_refusal_lasts(err)))
 			sbx__hide_refused(err, refusal->call);
-		snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)", refusal->call,
-		         strerror(err));
+		snprintf(what, sizeof(what), "no mount namespace of its own (%s: %s)%s", refusal->call,
+		         strerror(err), lasts ? "" : ", for this exec");
 	}
 	if (!err)
 		return 0;
 	sbx__hide_event(scope, *rs, what);
 	if (scope->flags & SBX_SCOPE_HIDE)
-		return EINVAL;
+		return lasts ? EINVAL : err;
 	sbx__scope_put(*rs);
 	*rs = NULL;
+	/* Expanded, whatever the reason: this process is in no namespace it
+	 * could make private (a shortage is not on record, and a compile that
+	 * hid would cover in the caller's). */
 	was = sbx__events_mute(SBX__SAID_OF_PATHS);
-	err = sbx__scope_get(scope, true, err < 0, rs);
+	err = sbx__scope_get(scope, true, true, rs);
 	sbx__events_mute(was);
 	return err;
 }

@@ -129,21 +129,24 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
 	return bits;
 }
 
-/* Whether the restricted path that froze a directory is not there, where
- * a child of this process could hide it: a denial, or a read-only path,
- * is hidden (sealed) only where it exists (hide.c), and expanded where
- * not, which freezes the directory above it; made, it would be hidden,
- * and a kept compile finds it at the next spawn (its directory moved).
- * Not where this spawn expands every denial, nor where what the child
- * holds from before its namespace would expand it (held.c: a directory
- * it inherits, wherever it lies): once per scope, the caller's table read. */
+/* Whether the restricted path that froze a directory is expanded for not
+ * being there alone: made, it would be hidden (sealed), and nothing above
+ * it would freeze.  The compile says which (rs->absent: its other
+ * reasons, the scope's paths beneath it, a second name of the place it
+ * would be made in, all found wanting, hide.c); where this spawn is not
+ * to hide (a refusal since), or what the child holds from before its
+ * namespace would expand it (a directory it inherits, wherever it lies:
+ * held.c, the caller's table read once per scope), not. */
 static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
                                 const sbx_file_actions_t *fa, const char *because)
 {
-	struct stat st;
 	char why[PATH_MAX + 64];
+	struct stat st;
+	bool noted = false;
 
-	return lstat(because, &st) && errno == ENOENT && !rs->expand_all &&
+	for (size_t i = 0; i < rs->nabsent && !noted; i++)
+		noted = rs->absent[i] < scope->nrules && !strcmp(scope->rules[rs->absent[i]].path, because);
+	return noted && lstat(because, &st) && errno == ENOENT &&
 	       !sbx__hide_unavailable(scope, why, sizeof(why)) &&
 	       sbx__held_any(rs, fa, why, sizeof(why)) == 0;
 }
