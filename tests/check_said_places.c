@@ -249,6 +249,11 @@ START_TEST(test_said_absent_remedy_only_where_true)
 	              line);
 	ck_assert_msg(!strstr(line = frozen_said(absent, 0, beneath, SBX_READONLY), "not there"), "%s",
 	              line);
+	/* Another beside it, not there either: made, the home stays frozen
+	 * by the other. */
+	snprintf(linked, sizeof(linked), "%s/.absent-too", said_t.projects);
+	ck_assert_msg(!strstr(line = frozen_said(absent, 0, linked, SBX_DENY), "not there"), "%s",
+	              line);
 	/* A denial beneath it: made, both go under its cover. */
 	ck_assert_msg(strstr(line = frozen_said(absent, 0, beneath, SBX_DENY), "not there"), "%s",
 	              line);

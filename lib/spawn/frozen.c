@@ -129,6 +129,15 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
 	return bits;
 }
 
+/* Whether path is hidden or sealed by one of rs's covers. */
+static bool covered(const struct sbx_ruleset *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->ncovers; i++)
+		if (!strcmp(rs->covers[i].path, path))
+			return true;
+	return false;
+}
+
 /* Whether the restricted path that froze a directory is expanded for not
  * being there alone: made, it would be hidden (sealed), and nothing above
  * it would freeze.  The compile says which (rs->absent: its other
@@ -138,7 +147,8 @@ static unsigned roles_of(const struct role *r, size_t n, const char *path, char 
  * namespace would expand it (a directory it inherits, wherever it lies:
  * held.c, the caller's table read once per scope), not. */
 static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_ruleset *rs,
-                                const sbx_file_actions_t *fa, const char *because)
+                                const sbx_file_actions_t *fa, const char *path,
+                                const char *because)
 {
 	char why[PATH_MAX + 64];
 	struct stat st;
@@ -146,6 +156,15 @@ static bool absent_but_hideable(const struct sbx_scope *scope, const struct sbx_
 
 	for (size_t i = 0; i < rs->nabsent && !noted; i++)
 		noted = rs->absent[i] < scope->nrules && !strcmp(scope->rules[rs->absent[i]].path, because);
+	/* Nothing else restricted beneath the directory, but what would go
+	 * with the cover made: else it stays frozen all the same. */
+	for (size_t i = 0; noted && i < scope->nrules; i++) {
+		const struct sbx_scope_rule *r = &scope->rules[i];
+
+		noted = r->mode == SBX_MODE_ALLOW || unapplied(rs, i) ||
+		        !sbx__path_covers(path, r->path) || sbx__path_covers(because, r->path) ||
+		        covered(rs, r->path);
+	}
 	return noted && lstat(because, &st) && errno == ENOENT &&
 	       !sbx__hide_unavailable(scope, why, sizeof(why)) &&
 	       sbx__held_any(rs, fa, why, sizeof(why)) == 0;
@@ -169,7 +188,7 @@ static void say_frozen(const struct sbx_scope *scope, const struct sbx_ruleset *
 	if (bits & SAID_TMPDIR)
 		snprintf(remedy, sizeof(remedy), "give the command a TMPDIR the scope grants "
 		                                 "(sbx_scopeattr_settmpdir(3))");
-	else if (absent_but_hideable(scope, rs, fa, because))
+	else if (absent_but_hideable(scope, rs, fa, path, because))
 		snprintf(remedy, sizeof(remedy), "%s is not there: made (empty, the directory or file it "
 		         "will be), it is %s instead and nothing above it freezes; or leave it out", because,
 		         ro ? "sealed" : "hidden");
