@@ -122,12 +122,12 @@ START_TEST(test_said_absent_denial_made)
 	 * freeze its directory all the same): the remedy that helps there. */
 	hides = can_hide(__func__);
 	for (int asked = 0; asked < 2; asked++) {
+		if (!asked && hides)
+			continue;
 		memset(&heard, 0, sizeof(heard));
 		scope_new(&s);
 		if (asked)
 			expand_way(&s);
-		else if (hides)
-			continue;
 		ck_assert_int_eq(sbx_scopeattr_adddeny(&s, absent), 0);
 		ck_assert_int_eq(spawn_in(&s, said_t.mine, env), 0);
 		ck_assert_int_eq(heard.count[SBX_EVENT_FROZEN], 1);
