@@ -45,6 +45,7 @@ Suite *suite_hide(void);
 Suite *suite_hide_held(void);
 Suite *suite_hide_race(void);
 Suite *suite_hide_short(void);
+Suite *suite_hide_moment(void);
 Suite *suite_hide_bind(void);
 Suite *suite_hide_seal(void);
 Suite *suite_hide_kept(void);

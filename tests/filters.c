@@ -119,10 +119,14 @@ int mutate_hiding(void)
 {
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_move_mount, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 0, 5),
 		/* mount(source, target, type, flags, data): the flags' low word. */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MS_SILENT, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MS_SILENT, 2, 3),
+		/* move_mount(from, path, to, path, flags): onto a descriptor. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SBX_MOVE_MOUNT_T_EMPTY_PATH, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};

@@ -62,7 +62,7 @@ static void scope_deny(sbx_scopeattr_t *s, const char *path, int flags)
 
 /* argv under scope: its verdict (the last line), the whole output in *all
  * (malloc'd, may be NULL); never the secret, unless may_leak. */
-static char *verdict_of(const sbx_scopeattr_t *s, char *const argv[], bool may_leak, char **all)
+static __attribute__((unused)) char *verdict_of(const sbx_scopeattr_t *s, char *const argv[], bool may_leak, char **all)
 {
 	static char v[256];
 	char *out = NULL, *nl;

@@ -187,6 +187,7 @@ int main(void)
 	srunner_add_suite(sr, suite_hide_held());
 	srunner_add_suite(sr, suite_hide_race());
 	srunner_add_suite(sr, suite_hide_short());
+	srunner_add_suite(sr, suite_hide_moment());
 	srunner_add_suite(sr, suite_hide_bind());
 	srunner_add_suite(sr, suite_hide_seal());
 	srunner_add_suite(sr, suite_hide_kept());

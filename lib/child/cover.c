@@ -6,14 +6,18 @@
  * forbids mounts) leaves nothing done twice when the parent starts it again
  * with the denials expanded.  After them, so that the caller's paths mean
  * what they mean to posix_spawn, each hidden denial is covered by an empty,
- * read-only, mode 000 tmpfs (a file by /dev/null, made nodev), each directory
+ * read-only, mode 000 tmpfs (a file by /dev/null, made nodev), mounted on
+ * the inode the compile found by a descriptor of it, not by its name (which
+ * another process could give to something else meanwhile), each directory
  * above one that is no mount point is made one (a bind of itself, so that
  * no rename carries the denial to a name the next spawn does not deny), and
  * what the child holds from before is checked to meet a cover on its way.
  * The Landlock domain applied next refuses every mount, unmount and move:
- * the covers stay.  Raw system calls only.  Every mount here says
- * MS_SILENT, which nothing else of the project does: the test suite's
- * "hide" mutation makes just these do nothing (tests/runner.c).
+ * the covers stay.  Raw system calls only.  Every mount(2) here says
+ * MS_SILENT, and every cover's move_mount(2) goes onto a descriptor
+ * (MOVE_MOUNT_T_EMPTY_PATH), which nothing else of the project does: the
+ * test suite's "hide" mutation makes just these do nothing
+ * (tests/filters.c).
  */
 #include "config.h"
 
@@ -166,69 +170,149 @@ CHILD static long seal(const char *path, bool ro)
 	return sys5(SYS_mount, 0, (long)path, 0, (long)flags, 0);
 }
 
-#if defined(SYS_open_tree) && defined(SYS_move_mount)
 /* The way down to bind b inside the cover just made at its top (made
  * searchable, mode 0111, and nothing more: the cover lists only to root),
- * and b, the copy of its tree taken as fd, moved there. */
-CHILD static int bind_back(const struct cover *top, const struct cover *b, long fd,
+ * and b, the copy of its tree taken as fd, moved there: from at, the
+ * cover's root, by b's path beneath top's (AT_FDCWD: by b's whole path). */
+CHILD static int bind_back(const struct cover *top, const struct cover *b, long fd, long at,
                            const char **call)
 {
 	char way[PATH_MAX];
-	size_t n = strlen(b->path), from = strlen(top->path);
+	const char *from = b->path;
+	size_t n, start = 0;
 	long r;
 
-	if (n >= sizeof(way))
+	if (at != AT_FDCWD)
+		for (from += strlen(top->path); *from == '/'; from++)
+			;
+	else
+		start = strlen(top->path) + 1;
+	if ((n = strlen(from)) >= sizeof(way))
 		return ENAMETOOLONG;
-	memcpy(way, b->path, n + 1);
+	memcpy(way, from, n + 1);
 	*call = "mkdir";
 	/* Into a seal, no way is made: that would be in the caller's files. */
-	for (size_t i = top->ro ? n + 1 : from + 1; i <= n; i++) {
+	for (size_t i = top->ro ? n + 1 : start; i <= n; i++) {
 		if (way[i] != '/' && way[i] != '\0')
 			continue;
 		way[i] = '\0';
-		r = i < n || b->dir ? sys(SYS_mkdirat, AT_FDCWD, (long)way, 0111, 0)
-		                    : sys(SYS_mknodat, AT_FDCWD, (long)way, S_IFREG, 0);
+		r = i < n || b->dir ? sys(SYS_mkdirat, at, (long)way, 0111, 0)
+		                    : sys(SYS_mknodat, at, (long)way, S_IFREG, 0);
 		if (r < 0 && r != -EEXIST)
 			return (int)-r;
 		way[i] = i < n ? '/' : '\0';
 	}
 	*call = "move_mount";
-	r = sys5(SYS_move_mount, fd, (long)"", AT_FDCWD, (long)b->path, SBX_MOVE_MOUNT_F_EMPTY_PATH);
+	r = sys5(SYS_move_mount, fd, (long)"", at, (long)way, SBX_MOVE_MOUNT_F_EMPTY_PATH);
 	return r < 0 ? (int)-r : 0;
 }
-#endif
 
-/* Covers c, where it is still the inode the compile found, by path: no
- * descriptor is taken (the file actions may have left none free) but one
- * for each path bound back into it (binds, nbinds of them: a copy of its
- * tree taken before the cover hides it, moved in after).  A directory gets
- * an empty tmpfs, read-only, of mode 000 (0111 where something is bound
- * back); a file, a bind of /dev/null made nodev (no one opens it, root
- * neither), read-only. */
-CHILD static int cover_one(const struct cover *c, const struct cover *binds, size_t nbinds,
-                           const char **call)
+/* The mount of c's cover, made detached as m: an empty tmpfs of mode 000
+ * for a directory (0111 where something is bound back, and read-only only
+ * after that), a copy of /dev/null for a file, a copy of the path itself
+ * (t, as the compile found it) for a seal; each read-only and nodev, a
+ * cover nosuid and noexec too (a seal keeps what it was: mount_setattr(2)
+ * clears nothing it is not asked to). */
+CHILD static int cover_made(const struct cover *c, long t, bool binding, long *m,
+                            const char **call)
 {
-	long fds[SBX_BINDS_MAX], r = 0;
-	size_t taken = 0;
-	int err = 0;
+	struct sbx_mount_attr a = { .attr_set = SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NODEV };
+	long fs, r;
 
-#if defined(SYS_open_tree) && defined(SYS_move_mount)
-	for (; !err && taken < nbinds && taken < SBX_BINDS_MAX; taken++) {
-		*call = "open_tree";
-		if ((fds[taken] = sys5(SYS_open_tree, AT_FDCWD, (long)binds[taken].path,
-		                       SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE |
-		                               AT_SYMLINK_NOFOLLOW, 0, 0)) < 0)
-			err = (int)-fds[taken--];
-		else
-			err = still(&binds[taken], fds[taken], call);
+	if (!c->ro)
+		a.attr_set |= SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NOEXEC;
+	if (c->dir && !c->ro) {
+		*call = "fsopen(tmpfs)";
+		if ((fs = sys(SYS_fsopen, (long)"tmpfs", SBX_FSOPEN_CLOEXEC, 0, 0)) < 0)
+			return (int)-fs;
+		*call = "fsconfig";
+		if ((r = sys5(SYS_fsconfig, fs, SBX_FSCONFIG_SET_STRING, (long)"source",
+		              (long)"sbxspawn", 0)) >= 0 &&
+		    (r = sys5(SYS_fsconfig, fs, SBX_FSCONFIG_SET_STRING, (long)"mode",
+		              (long)(binding ? "0111" : "0"), 0)) >= 0 &&
+		    (r = sys5(SYS_fsconfig, fs, SBX_FSCONFIG_CMD_CREATE, 0, 0, 0)) >= 0) {
+			*call = "fsmount";
+			r = sys(SYS_fsmount, fs, SBX_FSMOUNT_CLOEXEC,
+			        (long)(binding ? a.attr_set & ~(uint64_t)SBX_MOUNT_ATTR_RDONLY
+			                       : a.attr_set),
+			        0);
+		}
+		(void)sys(SYS_close, fs, 0, 0, 0);
+		return r < 0 ? (int)-r : (*m = r, 0);
 	}
-#else
-	if (nbinds)
-		err = ENOSYS, *call = "open_tree";
-#endif
-	/* Checked last, next to the mount that goes by the same path. */
-	if (!err)
-		err = still(c, -1, call);
+	*call = "open_tree";
+	if ((r = c->ro ? sys5(SYS_open_tree, t, (long)"",
+	                      SBX_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH, 0, 0)
+	               : sys5(SYS_open_tree, AT_FDCWD, (long)"/dev/null",
+	                      SBX_OPEN_TREE_CLONE | O_CLOEXEC, 0, 0)) < 0)
+		return (int)-r;
+	*m = r;
+	*call = "mount_setattr";
+	r = sys5(SYS_mount_setattr, *m, (long)"", AT_EMPTY_PATH, (long)&a, sizeof(a));
+	return r < 0 ? (int)-r : 0;
+}
+
+/* The id of the mount at fd's file (AT_FDCWD: at path's), or 0. */
+CHILD static uint64_t mount_id(long fd, const char *path)
+{
+	struct statx sx;
+
+	if (sys5(SYS_statx, fd, (long)path,
+	         (fd == AT_FDCWD ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) | AT_STATX_DONT_SYNC,
+	         STATX_MNT_ID, (long)&sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/* Covers c on the inode the compile found, by a descriptor of it (t, just
+ * checked), never by its path: a rename by another process meanwhile
+ * would put a cover made by path on whatever took the name, and leave the
+ * denial uncovered under another.  The cover goes where the inode is, and
+ * where the path no longer leads there the denial changed: ESTALE.  What
+ * is bound back goes in from the cover's root.  -1 (nothing mounted)
+ * where the calls are not to be had here, or a descriptor is short. */
+CHILD static int cover_at(const struct cover *c, long t, const struct cover *binds,
+                          const long *fds, size_t nbinds, const char **call)
+{
+	long m = -1, r;
+	int err = cover_made(c, t, nbinds > 0, &m, call);
+
+	if (!err) {
+		*call = "move_mount";
+		r = sys5(SYS_move_mount, m, (long)"", t, (long)"",
+		         SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH);
+		err = r < 0 ? (int)-r : 0;
+	}
+	if (err == ENOSYS || err == EPERM || err == EMFILE || err == ENFILE)
+		err = -1;
+	*call = err ? *call : "statx";
+	if (!err && (!mount_id(m, "") || mount_id(m, "") != mount_id(AT_FDCWD, c->path)))
+		err = ESTALE;
+	for (size_t i = 0; !err && i < nbinds; i++)
+		err = bind_back(c, &binds[i], fds[i], m, call);
+	if (!err && nbinds && c->dir && !c->ro) {
+		struct sbx_mount_attr a = { .attr_set = SBX_MOUNT_ATTR_RDONLY };
+
+		*call = "mount_setattr";
+		if ((r = sys5(SYS_mount_setattr, m, (long)"", AT_EMPTY_PATH, (long)&a, sizeof(a))) < 0)
+			err = (int)-r;
+	}
+	if (m >= 0)
+		(void)sys(SYS_close, m, 0, 0, 0);
+	return err;
+}
+
+/* Covers c by its path, where no descriptor is free for it (the file
+ * actions may have left none) or the calls of cover_at are refused here:
+ * checked last, next to the mount that goes by the same path (another
+ * process's rename between the two is not seen: sbxspawn-limits(7)). */
+CHILD static int cover_by_path(const struct cover *c, const struct cover *binds,
+                               const long *fds, size_t nbinds, const char **call)
+{
+	long r = 0;
+	int err = still(c, -1, call);
+
 	if (!err && c->ro) {
 		*call = "mount(MS_BIND)";
 		r = sys5(SYS_mount, (long)c->path, (long)c->path, 0, MS_BIND | MS_SILENT, 0);
@@ -243,16 +327,49 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	}
 	if (!err && r < 0)
 		err = (int)-r;
-#if defined(SYS_open_tree) && defined(SYS_move_mount)
 	for (size_t i = 0; !err && i < nbinds; i++)
-		err = bind_back(c, &binds[i], fds[i], call);
-#endif
-	for (size_t i = 0; i < taken; i++)
-		(void)sys(SYS_close, fds[i], 0, 0, 0);
+		err = bind_back(c, &binds[i], fds[i], AT_FDCWD, call);
 	/* Read-only: a directory's cover at once where nothing is bound into
 	 * it (one call fewer), else now. */
 	if (!err && (!c->dir || nbinds || c->ro) && (r = seal(c->path, c->ro)) < 0)
 		err = (int)-r, *call = "mount(MS_REMOUNT)";
+	return err;
+}
+
+/* Covers c, where it is still the inode the compile found, and binds back
+ * each path beneath it (binds, nbinds of them: a copy of its tree taken
+ * before the cover hides it, moved in after). */
+CHILD static int cover_one(const struct cover *c, const struct cover *binds, size_t nbinds,
+                           const char **call)
+{
+	long fds[SBX_BINDS_MAX], t = -1;
+	size_t taken = 0;
+	int err = 0;
+
+	for (; !err && taken < nbinds && taken < SBX_BINDS_MAX; taken++) {
+		*call = "open_tree";
+		if ((fds[taken] = sys5(SYS_open_tree, AT_FDCWD, (long)binds[taken].path,
+		                       SBX_OPEN_TREE_CLONE | O_CLOEXEC | SBX_AT_RECURSIVE |
+		                               AT_SYMLINK_NOFOLLOW, 0, 0)) < 0)
+			err = (int)-fds[taken--];
+		else
+			err = still(&binds[taken], fds[taken], call);
+	}
+	if (!err) {
+		*call = "open";
+		t = sys(SYS_openat, AT_FDCWD, (long)c->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+		err = t >= 0 ? still(c, t, call)
+		      : t == -EMFILE || t == -ENFILE ? -1
+		      : t == -ENOENT || t == -ENOTDIR ? ESTALE : (int)-t;
+	}
+	if (!err)
+		err = cover_at(c, t, binds, fds, nbinds, call);
+	if (err == -1)
+		err = cover_by_path(c, binds, fds, nbinds, call);
+	if (t >= 0)
+		(void)sys(SYS_close, t, 0, 0, 0);
+	for (size_t i = 0; i < taken; i++)
+		(void)sys(SYS_close, fds[i], 0, 0, 0);
 	return err;
 }
 

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* Hidden denials at the child's moment: what another process changes in
+ * the caller's files after the parent has looked and before the child's
+ * covers stand.  A seccomp filter of the test's traps one system call of
+ * the child's (SECCOMP_RET_USER_NOTIF), and a thread of the test's makes
+ * the change while the child waits in that call: the moment is the
+ * kernel's, not the clock's.  The change: .ssh renamed to .ssh.old, and an
+ * empty .ssh made in its place. */
+#include "config.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "compat/kernel.h"
+#include "tests/hide.h"
+
+/* Where filters_here() knows the architecture. */
+#if defined(__x86_64__) || defined(__aarch64__)
+
+static char old[4400]; /* where .ssh goes at the moment */
+
+/* The change, made once: .ssh moved away and made again, empty. */
+static void swap_ssh(void)
+{
+	ck_assert_int_eq(rename(ssh, old), 0);
+	ck_assert_int_eq(mkdir(ssh, 0700), 0);
+}
+
+/* A system call trapped in this thread and its children, and the thread
+ * that answers each one: the first met makes the change, every one goes
+ * on as the child asked. */
+struct moment {
+	int listener, stop;
+	atomic_int met;
+	pthread_t thread;
+};
+
+static void *answer(void *arg)
+{
+	struct moment *m = arg;
+
+	for (;;) {
+		struct pollfd p[2] = { { m->listener, POLLIN, 0 }, { m->stop, POLLIN, 0 } };
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+
+		if (poll(p, 2, -1) < 0 || p[1].revents)
+			return NULL;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(m->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+			continue; /* the caller gone meanwhile */
+		if (atomic_fetch_add(&m->met, 1) == 0)
+			swap_ssh();
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)ioctl(m->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+}
+
+/* A call of nr whose argument arg has a bit of mask set (arg -1: any). */
+struct trap {
+	long nr;
+	int arg;
+	unsigned mask;
+};
+
+#define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+
+/* Traps a and b (b.nr 0: none) in this thread and its children. */
+static void moment_arm(struct moment *m, struct trap a, struct trap b)
+{
+	struct sock_filter filter[] = {
+		LOAD(arch),
+#if defined(__x86_64__)
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+#else
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, 1, 0),
+#endif
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		LOAD(nr),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)a.nr, 0, 2),
+		LOAD(args[a.arg < 0 ? 0 : a.arg]),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, a.mask, 3, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)b.nr, 0, 3),
+		LOAD(args[b.arg < 0 ? 0 : b.arg]),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, b.mask, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+
+	/* Any value, 0 too, where any is asked: straight to the trap. */
+	if (a.arg < 0)
+		filter[4].jt = 5;
+	if (b.nr && b.arg < 0)
+		filter[7].jt = 2;
+	memset(m, 0, sizeof(*m));
+	ck_assert_int_ge(m->stop = eventfd(0, EFD_CLOEXEC), 0);
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	m->listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	                           SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	ck_assert_msg(m->listener >= 0, "seccomp(NEW_LISTENER): %s", strerror(errno));
+	fcntl(m->listener, F_SETFD, FD_CLOEXEC);
+	ck_assert_int_eq(pthread_create(&m->thread, NULL, answer, m), 0);
+}
+
+static int moment_end(struct moment *m)
+{
+	uint64_t one = 1;
+
+	ck_assert_int_eq(write(m->stop, &one, sizeof(one)), (ssize_t)sizeof(one));
+	pthread_join(m->thread, NULL);
+	close(m->stop);
+	close(m->listener);
+	return atomic_load(&m->met);
+}
+
+/* What every test here reads: the key where .ssh went, and where it was. */
+static char *reader(void)
+{
+	static char cmd[9000];
+
+	snprintf(cmd, sizeof(cmd), "cat '%s/id' '%s/id' 2>&1; echo done", old, ssh);
+	return cmd;
+}
+
+/* The scope, compiled, and the thread's probe asked, before anything is
+ * trapped: the child's call is the first the filter meets. */
+static bool ready(sbx_scopeattr_t *s, const char *test)
+{
+	char *out = NULL;
+
+	if (landlock_abi() <= 0) {
+		say_skip("SKIP %s: %s\n", test, no_landlock_why());
+		return false;
+	}
+	if (!can_hide(test) || !filters_here(test))
+		return false;
+	snprintf(old, sizeof(old), "%s.old", ssh);
+	/* The attack, without a scope: the key is read where it went. */
+	swap_ssh();
+	ck_assert_int_eq(run_scoped(NULL, ARGV("/bin/sh", "-c", reader()), &out), 0);
+	ck_assert_msg(strstr(out, SECRET), "the control read nothing: %s", out);
+	free(out);
+	ck_assert_int_eq(rmdir(ssh), 0);
+	ck_assert_int_eq(rename(old, ssh), 0);
+	scope_deny(s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(sbx_scopeattr_compile(s), 0);
+	return true;
+}
+
+/* The change where the child makes its namespace: after the parent's look
+ * at the denials, before the child's covers.  The child finds .ssh another
+ * directory than the compile's and runs nothing (its line says why); a
+ * cover on the new .ssh would leave the key readable where it went. */
+START_TEST(test_hide_denial_replaced_before_cover)
+{
+	struct moment m;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, __func__))
+		return;
+	moment_arm(&m, (struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 });
+	status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+	ck_assert_int_eq(moment_end(&m), 1);
+	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+	ck_assert_msg(status == -1000 - SBX_EREFUSED &&
+	                      strstr(out, "changed since the scope was compiled"),
+	              "status %d:\n%s", status, out);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* The change at the cover's own mount: after the child's last look at
+ * .ssh, as the kernel resolves the path the cover goes on. */
+START_TEST(test_hide_denial_replaced_at_cover)
+{
+	struct moment m;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, __func__))
+		return;
+	/* The call that puts the cover in place, either way the library
+	 * has: mount(2) by the path (its flags), move_mount(2) onto a
+	 * descriptor. */
+	moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
+	           (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH });
+	status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+	ck_assert_int_eq(moment_end(&m), 1);
+	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+	ck_assert_msg(status == -1000 - SBX_EREFUSED &&
+	                      strstr(out, "changed since the scope was compiled"),
+	              "status %d:\n%s", status, out);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+#endif
+
+Suite *suite_hide_moment(void)
+{
+	Suite *su = suite_create("hide-moment");
+	TCase *tc = tcase_create("moment");
+
+	untimed(tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+#if defined(__x86_64__) || defined(__aarch64__)
+	tcase_add_test(tc, test_hide_denial_replaced_before_cover);
+	tcase_add_test(tc, test_hide_denial_replaced_at_cover);
+#endif
+	suite_add_tcase(su, tc);
+	return su;
+}
