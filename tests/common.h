@@ -38,6 +38,7 @@ Suite *suite_processes(void);
 Suite *suite_portable(void);
 Suite *suite_migrate(void);
 Suite *suite_system(void);
+Suite *suite_system_calls(void);
 Suite *suite_said(void);
 Suite *suite_explain(void);
 Suite *suite_denials(void);

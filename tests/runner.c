@@ -170,6 +170,7 @@ int main(void)
 	srunner_add_suite(sr, suite_spawn_edges());
 	srunner_add_suite(sr, suite_migrate());
 	srunner_add_suite(sr, suite_system());
+	srunner_add_suite(sr, suite_system_calls());
 	srunner_add_suite(sr, suite_childenv());
 #if SBX_BUILD_LANDLOCK
 	srunner_add_suite(sr, suite_concurrency());
