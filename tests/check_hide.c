@@ -3,8 +3,10 @@
  * nothing above it frozen, the Landlock domain on top as the lock.  Each
  * attack on the cover is first shown working without a scope (or against
  * a cover with no lock), then refused with one.  check_hide_held.c holds
- * what the child holds, the ways and what the child sees; check_hide_race.c
- * what the caller changes in its table while a spawn looks at it. */
+ * what the child holds, check_hide_ways.c the ways and what the child sees,
+ * check_hide_race.c what the caller changes in its table while a spawn
+ * looks at it, check_hide_moment.c what another process renames while the
+ * child makes its covers. */
 #include "config.h"
 
 #include <errno.h>

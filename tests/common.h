@@ -44,6 +44,7 @@ Suite *suite_explain(void);
 Suite *suite_denials(void);
 Suite *suite_hide(void);
 Suite *suite_hide_held(void);
+Suite *suite_hide_ways(void);
 Suite *suite_hide_race(void);
 Suite *suite_hide_short(void);
 Suite *suite_hide_moment(void);

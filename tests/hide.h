@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What the suites of hidden denials share (check_hide.c: the cover and
- * what would lift it; check_hide_held.c: what the child holds, the ways,
- * what it sees): a home directory of the test's own with its .ssh denied,
+ * what would lift it; check_hide_held.c: what the child holds;
+ * check_hide_ways.c: the ways, what it sees; and the rest of check_hide_*):
+ * a home directory of the test's own with its .ssh denied,
  * and the verdicts of the helpers run under a scope.  Each suite has its
  * own copy (static): Check runs every test in a process of its own. */
 #ifndef SBX_TESTS_HIDE_H

@@ -186,6 +186,7 @@ int main(void)
 	srunner_add_suite(sr, suite_escape());
 	srunner_add_suite(sr, suite_hide());
 	srunner_add_suite(sr, suite_hide_held());
+	srunner_add_suite(sr, suite_hide_ways());
 	srunner_add_suite(sr, suite_hide_race());
 	srunner_add_suite(sr, suite_hide_short());
 	srunner_add_suite(sr, suite_hide_moment());
