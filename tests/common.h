@@ -35,6 +35,7 @@ Suite *suite_escape(void);
 Suite *suite_usability(void);
 Suite *suite_clients(void);
 Suite *suite_processes(void);
+Suite *suite_processes_kernel(void);
 Suite *suite_portable(void);
 Suite *suite_migrate(void);
 Suite *suite_system(void);

@@ -197,6 +197,7 @@ int main(void)
 	srunner_add_suite(sr, suite_usability());
 	srunner_add_suite(sr, suite_clients());
 	srunner_add_suite(sr, suite_processes());
+	srunner_add_suite(sr, suite_processes_kernel());
 	srunner_add_suite(sr, suite_said());
 	srunner_add_suite(sr, suite_explain());
 	srunner_add_suite(sr, suite_denials());
