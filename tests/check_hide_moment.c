@@ -176,59 +176,48 @@ static bool ready(sbx_scopeattr_t *s, const char *test)
 	return true;
 }
 
+/* The scope's spawn of reader() with the change made at the trapped call:
+ * refused (SBX_EREFUSED, its line saying why), the key read nowhere. */
+static void refused_at(struct trap a, struct trap b, const char *test)
+{
+	struct moment m;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, test))
+		return;
+	if (moment_arm(&m, a, b, test)) {
+		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+		ck_assert_int_eq(moment_end(&m), 1);
+		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+		ck_assert_msg(status == -1000 - SBX_EREFUSED &&
+		                      strstr(out, "changed since the scope was compiled"),
+		              "status %d:\n%s", status, out);
+		free(out);
+	}
+	sbx_scopeattr_destroy(&s);
+}
+
 /* The change where the child makes its namespace: after the parent's look
  * at the denials, before the child's covers.  The child finds .ssh another
  * directory than the compile's and runs nothing (its line says why); a
  * cover on the new .ssh would leave the key readable where it went. */
 START_TEST(test_hide_denial_replaced_before_cover)
 {
-	struct moment m;
-	sbx_scopeattr_t s;
-	char *out = NULL;
-	int status;
-
-	if (!ready(&s, __func__))
-		return;
-	if (!moment_arm(&m, (struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, __func__))
-		goto out;
-	status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
-	ck_assert_int_eq(moment_end(&m), 1);
-	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
-	ck_assert_msg(status == -1000 - SBX_EREFUSED &&
-	                      strstr(out, "changed since the scope was compiled"),
-	              "status %d:\n%s", status, out);
-	free(out);
-out:
-	sbx_scopeattr_destroy(&s);
+	refused_at((struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, __func__);
 }
 END_TEST
 
-/* The change at the cover's own mount: after the child's last look at
- * .ssh, as the kernel resolves the path the cover goes on. */
+/* The change at the cover's own mount, after the child's last look at
+ * .ssh: at mount(2) by the path (its flags), or at move_mount(2) onto a
+ * descriptor, either way the library has.  By the path, the cover would
+ * go on the new .ssh; onto the descriptor, it goes with the key, and the
+ * path that leads elsewhere now refuses the spawn. */
 START_TEST(test_hide_denial_replaced_at_cover)
 {
-	struct moment m;
-	sbx_scopeattr_t s;
-	char *out = NULL;
-	int status;
-
-	if (!ready(&s, __func__))
-		return;
-	/* The call that puts the cover in place, either way the library
-	 * has: mount(2) by the path (its flags), move_mount(2) onto a
-	 * descriptor. */
-	if (!moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
-	                (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__))
-		goto out;
-	status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
-	ck_assert_int_eq(moment_end(&m), 1);
-	ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
-	ck_assert_msg(status == -1000 - SBX_EREFUSED &&
-	                      strstr(out, "changed since the scope was compiled"),
-	              "status %d:\n%s", status, out);
-	free(out);
-out:
-	sbx_scopeattr_destroy(&s);
+	refused_at((struct trap){ SYS_mount, 3, MS_NOEXEC },
+	           (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__);
 }
 END_TEST
 
