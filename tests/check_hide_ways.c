@@ -5,6 +5,7 @@
  * where sbx_posix_spawn(3) says; explained, and nested. */
 #include "config.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -83,6 +84,44 @@ START_TEST(test_hide_unavailable)
 	ck_assert_int_eq(sbx_scopeattr_compile(&s), EINVAL);
 	ck_assert_int_eq(run_scoped(&s, ARGV(FSOP, "read", key), NULL), -1000 - EINVAL);
 	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* sbx_execve from a thread refused a namespace (a filter of that thread's
+ * alone): the refusal is on record for the process, as a spawn's child's
+ * is, so that a later spawn does not try and fail the same way; its exec
+ * failing, the caller goes on. */
+static void *exec_refused(void *arg)
+{
+	sbx_scopeattr_t *s = arg;
+	static int err;
+
+	seccomp_fail(SYS_unshare, EPERM);
+	err = sbx_execve("/nonexistent/sbxspawn", s, ARGV("x"), environ);
+	return &err;
+}
+
+START_TEST(test_hide_exec_refusal_kept)
+{
+	sbx_scopeattr_t s, hide;
+	pthread_t th;
+	void *err;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__) || !filters_here(__func__))
+		return;
+	scope_deny(&hide, ssh, SBX_SCOPE_HIDE);
+	/* The control: this process hides, before the exec. */
+	ck_assert_str_eq(VERDICT(&hide, "/bin/sh", "-c", "echo ok"), "ok");
+	outcome(1, 0);
+	scope_deny(&s, ssh, 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, exec_refused, &s), 0);
+	ck_assert_int_eq(pthread_join(th, &err), 0);
+	ck_assert_int_eq(*(int *)err, ENOENT);
+	ck_assert_msg(strstr(said, "unshare"), "the exec's expansion, unsaid: %s", said);
+	ck_assert_int_eq(run_scoped(&hide, ARGV("/bin/sh", "-c", "echo ok"), NULL), -1000 - EINVAL);
+	sbx_scopeattr_destroy(&s);
+	sbx_scopeattr_destroy(&hide);
 }
 END_TEST
 
@@ -294,6 +333,7 @@ Suite *suite_hide_ways(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_hide_ways);
 	tcase_add_test(tc, test_hide_unavailable);
+	tcase_add_test(tc, test_hide_exec_refusal_kept);
 	tcase_add_test(tc, test_hide_unavailable_said_once);
 	tcase_add_test(tc, test_hide_second_name_covered);
 	tcase_add_test(tc, test_hide_differences);
