@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat/kernel.h"
 #include "tests/hide.h"
 
 static char proj[4400], notes[4400];
@@ -271,6 +273,44 @@ START_TEST(test_hide_bind_limit)
 }
 END_TEST
 
+/* The mount calls a cover is made with refused by a filter of the caller's
+ * (whatever it answers): the covers go by their paths, as before those
+ * calls, and the binds with them.  Each is first shown refused. */
+static void calls_refused(long nr, int err)
+{
+	sbx_scopeattr_t s;
+
+	REQUIRE_LANDLOCK();
+	seccomp_fail(nr, err);
+	ck_assert_int_eq(syscall(nr, -1, NULL, 0, 0, 0), -1);
+	ck_assert_int_eq(errno, err);
+	scope_home(&s, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", (char *)join(proj, "src")), "ok");
+	outcome(1, 0);
+	ck_assert_str_eq(VERDICT(&s, FSOP, "create", (char *)join(proj, "made")), "ok");
+	ck_assert_str_eq(VERDICT(&s, FSOP, "read", notes), "ok");
+	REFUSED(&s, FSOP, "read", key);
+	REFUSED(&s, FSOP, "create", (char *)join(home, "planted"));
+	secret_intact();
+	sbx_scopeattr_destroy(&s);
+}
+
+/* The cover made read-only after its binds: by its path. */
+START_TEST(test_hide_bind_setattr_refused)
+{
+	if (can_bind(__func__) && filters_here(__func__))
+		calls_refused(SYS_mount_setattr, EPERM);
+}
+END_TEST
+
+/* No cover made detached: each by its path, the binds too. */
+START_TEST(test_hide_bind_fsopen_refused)
+{
+	if (can_bind(__func__) && filters_here(__func__))
+		calls_refused(SYS_fsopen, EACCES);
+}
+END_TEST
+
 Suite *suite_hide_bind(void)
 {
 	Suite *su = suite_create("hide-bind");
@@ -284,6 +324,8 @@ Suite *suite_hide_bind(void)
 	tcase_add_test(tc, test_hide_bind_limit);
 	tcase_add_test(tc, test_hide_bind_deleted_name);
 	tcase_add_test(tc, test_hide_denial_beneath_absent);
+	tcase_add_test(tc, test_hide_bind_setattr_refused);
+	tcase_add_test(tc, test_hide_bind_fsopen_refused);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "compat/kernel.h"
@@ -221,6 +222,76 @@ START_TEST(test_hide_denial_replaced_at_cover)
 }
 END_TEST
 
+/* The lowest descriptor free in this process. */
+static int lowest_free(void)
+{
+	int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	return fd;
+}
+
+/* The caller's table full at its soft limit, as another process of its
+ * user can make it (prlimit(2)): two descriptors left, one for the
+ * output's file, one for the child (a user namespace's maps).  The child
+ * raises its limit for the covers, and the change at the cover's mount is
+ * found as above: a cover is never made by its path for want of a
+ * descriptor, the window that would open. */
+START_TEST(test_hide_denial_replaced_table_full)
+{
+	struct moment m;
+	struct rlimit rl;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, __func__))
+		return;
+	if (moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
+	               (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__)) {
+		ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+		rl.rlim_cur = (rlim_t)lowest_free() + 2;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+		ck_assert_int_eq(moment_end(&m), 1);
+		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+		ck_assert_msg(status == -1000 - SBX_EREFUSED &&
+		                      strstr(out, "changed since the scope was compiled"),
+		              "status %d:\n%s", status, out);
+		free(out);
+	}
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
+/* No descriptor to be had for a cover, even with the limit raised (a
+ * filter of the test's says EMFILE to fsopen(2), the call of a directory's
+ * cover): refused, EMFILE, and nothing mounted by the path, where the
+ * change at that mount would leave the key uncovered where it went. */
+START_TEST(test_hide_cover_no_room)
+{
+	struct moment m;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, __func__))
+		return;
+	seccomp_fail(SYS_fsopen, EMFILE);
+	if (moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
+	               (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__)) {
+		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+		ck_assert_int_eq(moment_end(&m), 0);
+		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+		ck_assert_msg(status == -1000 - SBX_EREFUSED && strstr(out, "too many open files"),
+		              "status %d:\n%s", status, out);
+		free(out);
+	}
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 #endif
 
 Suite *suite_hide_moment(void)
@@ -233,6 +304,8 @@ Suite *suite_hide_moment(void)
 #if defined(__x86_64__) || defined(__aarch64__)
 	tcase_add_test(tc, test_hide_denial_replaced_before_cover);
 	tcase_add_test(tc, test_hide_denial_replaced_at_cover);
+	tcase_add_test(tc, test_hide_denial_replaced_table_full);
+	tcase_add_test(tc, test_hide_cover_no_room);
 #endif
 	suite_add_tcase(su, tc);
 	return su;

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -270,8 +271,10 @@ CHILD static uint64_t mount_id(long fd, const char *path)
  * would put a cover made by path on whatever took the name, and leave the
  * denial uncovered under another.  The cover goes where the inode is, and
  * where the path no longer leads there the denial changed: ESTALE.  What
- * is bound back goes in from the cover's root.  -1 (nothing mounted)
- * where the calls are not to be had here, or a descriptor is short. */
+ * is bound back goes in from the cover's root.  -1, nothing mounted,
+ * where the calls are refused here (a filter, a security module): the
+ * caller's own doing, which no other process can bring about; EMFILE and
+ * ENFILE, nothing mounted, are returned as they are. */
 CHILD static int cover_at(const struct cover *c, long t, const struct cover *binds,
                           const long *fds, size_t nbinds, const char **call)
 {
@@ -282,9 +285,10 @@ CHILD static int cover_at(const struct cover *c, long t, const struct cover *bin
 		*call = "move_mount";
 		r = sys5(SYS_move_mount, m, (long)"", t, (long)"",
 		         SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH);
-		err = r < 0 ? (int)-r : 0;
+		/* No mount on a name removed since the check. */
+		err = r == -ENOENT ? ESTALE : r < 0 ? (int)-r : 0;
 	}
-	if (err == ENOSYS || err == EPERM || err == EMFILE || err == ENFILE)
+	if (err && err != ESTALE && err != EMFILE && err != ENFILE)
 		err = -1;
 	*call = err ? *call : "statx";
 	if (!err && (!mount_id(m, "") || mount_id(m, "") != mount_id(AT_FDCWD, c->path)))
@@ -294,17 +298,18 @@ CHILD static int cover_at(const struct cover *c, long t, const struct cover *bin
 	if (!err && nbinds && c->dir && !c->ro) {
 		struct sbx_mount_attr a = { .attr_set = SBX_MOUNT_ATTR_RDONLY };
 
+		/* Refused (a filter), by the path just checked to lead there. */
 		*call = "mount_setattr";
-		if ((r = sys5(SYS_mount_setattr, m, (long)"", AT_EMPTY_PATH, (long)&a, sizeof(a))) < 0)
-			err = (int)-r;
+		if (sys5(SYS_mount_setattr, m, (long)"", AT_EMPTY_PATH, (long)&a, sizeof(a)) < 0 &&
+		    (r = seal(c->path, false)) < 0)
+			err = (int)-r, *call = "mount(MS_REMOUNT)";
 	}
 	if (m >= 0)
 		(void)sys(SYS_close, m, 0, 0, 0);
 	return err;
 }
 
-/* Covers c by its path, where no descriptor is free for it (the file
- * actions may have left none) or the calls of cover_at are refused here:
+/* Covers c by its path, where the calls of cover_at are refused here:
  * checked last, next to the mount that goes by the same path (another
  * process's rename between the two is not seen: sbxspawn-limits(7)). */
 CHILD static int cover_by_path(const struct cover *c, const struct cover *binds,
@@ -338,7 +343,8 @@ CHILD static int cover_by_path(const struct cover *c, const struct cover *binds,
 
 /* Covers c, where it is still the inode the compile found, and binds back
  * each path beneath it (binds, nbinds of them: a copy of its tree taken
- * before the cover hides it, moved in after). */
+ * before the cover hides it, moved in after).  EMFILE and ENFILE as they
+ * are, nothing mounted. */
 CHILD static int cover_one(const struct cover *c, const struct cover *binds, size_t nbinds,
                            const char **call)
 {
@@ -359,7 +365,6 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 		*call = "open";
 		t = sys(SYS_openat, AT_FDCWD, (long)c->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 		err = t >= 0 ? still(c, t, call)
-		      : t == -EMFILE || t == -ENFILE ? -1
 		      : t == -ENOENT || t == -ENOTDIR ? ESTALE : (int)-t;
 	}
 	if (!err)
@@ -373,8 +378,26 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 	return err;
 }
 
+/* The descriptors a cover takes, where the table is full at its soft limit
+ * (the file actions took the rest, or another process of the caller's
+ * lowered it: prlimit(2)): the limit raised to the hard one, once, and put
+ * back after the covers (*was: what it was; was->max 0: not raised).  No
+ * cover is ever made by its path for want of a descriptor: that is a
+ * window another process could open. */
+CHILD static bool more_room(struct sbx_rlimit64 *was)
+{
+	struct sbx_rlimit64 now;
+
+	if (was->max || sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)was) < 0 ||
+	    was->cur >= was->max)
+		return false;
+	now = (struct sbx_rlimit64){ was->max, was->max };
+	return sys(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&now, 0) == 0;
+}
+
 CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
 {
+	struct sbx_rlimit64 room = { 0, 0 };
 	long r = 0;
 	int err = 0;
 
@@ -393,7 +416,10 @@ CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
 				b++;
 			while (b + n < h->nbinds && covers_path(h->covers[i].path, h->binds[b + n].path))
 				n++;
-			if (pass == (h->covers[i].ro ? 0 : 1 + h->covers[i].dir))
+			if (pass != (h->covers[i].ro ? 0 : 1 + h->covers[i].dir))
+				continue;
+			err = cover_one(&h->covers[i], h->binds + b, n, call);
+			if ((err == EMFILE || err == ENFILE) && more_room(&room))
 				err = cover_one(&h->covers[i], h->binds + b, n, call);
 		}
 	/* After the covers, highest first, each whole (MS_REC): a pin carries
@@ -407,6 +433,8 @@ CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
 		              MS_BIND | MS_REC | MS_SILENT, 0)) < 0)
 			err = (int)-r;
 	}
+	if (room.max)
+		(void)sys(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&room, 0);
 	return err;
 }
 
