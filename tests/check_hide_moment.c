@@ -177,51 +177,6 @@ static bool ready(sbx_scopeattr_t *s, const char *test)
 	return true;
 }
 
-/* The scope's spawn of reader() with the change made at the trapped call:
- * refused (SBX_EREFUSED, its line saying why), the key read nowhere. */
-static void refused_at(struct trap a, struct trap b, const char *test)
-{
-	struct moment m;
-	sbx_scopeattr_t s;
-	char *out = NULL;
-	int status;
-
-	if (!ready(&s, test))
-		return;
-	if (moment_arm(&m, a, b, test)) {
-		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
-		ck_assert_int_eq(moment_end(&m), 1);
-		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
-		ck_assert_msg(status == -1000 - SBX_EREFUSED &&
-		                      strstr(out, "changed since the scope was compiled"),
-		              "status %d:\n%s", status, out);
-		free(out);
-	}
-	sbx_scopeattr_destroy(&s);
-}
-
-/* The change where the child makes its namespace: after the parent's look
- * at the denials, before the child's covers.  The child finds .ssh another
- * directory than the compile's and runs nothing (its line says why); a
- * cover on the new .ssh would leave the key readable where it went. */
-START_TEST(test_hide_denial_replaced_before_cover)
-{
-	refused_at((struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, __func__);
-}
-END_TEST
-
-/* The change at the cover's own mount, after the child's last look at
- * .ssh: at mount(2) by the path (its flags), or at move_mount(2) onto a
- * descriptor, either way the library has.  By the path, the cover would
- * go on the new .ssh; onto the descriptor, it goes with the key, and the
- * path that leads elsewhere now refuses the spawn. */
-START_TEST(test_hide_denial_replaced_at_cover)
-{
-	refused_at((struct trap){ SYS_mount, 3, MS_NOEXEC },
-	           (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__);
-}
-END_TEST
-
 /* The lowest descriptor free in this process. */
 static int lowest_free(void)
 {
@@ -232,6 +187,69 @@ static int lowest_free(void)
 	return fd;
 }
 
+/* The scope's spawn of reader() with the change made at the trapped call
+ * (a, or b), the caller's soft RLIMIT_NOFILE left room descriptors above
+ * those open (0: as it is), and the call short (0: none) saying EMFILE
+ * (a filter of the test's): the trap met that often, the spawn refused
+ * (SBX_EREFUSED) with a line saying why, the key read nowhere. */
+static void refused_at(struct trap a, struct trap b, int room, long short_nr, int met,
+                       const char *why, const char *test)
+{
+	struct moment m;
+	struct rlimit rl;
+	sbx_scopeattr_t s;
+	char *out = NULL;
+	int status;
+
+	if (!ready(&s, test))
+		return;
+	if (short_nr)
+		seccomp_fail(short_nr, EMFILE);
+	if (moment_arm(&m, a, b, test)) {
+		ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+		if (room)
+			rl.rlim_cur = (rlim_t)lowest_free() + (rlim_t)room;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
+		ck_assert_int_eq(moment_end(&m), met);
+		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
+		ck_assert_msg(status == -1000 - SBX_EREFUSED && strstr(out, why), "status %d:\n%s",
+		              status, out);
+		free(out);
+	}
+	sbx_scopeattr_destroy(&s);
+}
+
+/* The change made again, there. */
+#define CHANGED "changed since the scope was compiled"
+/* At the call that puts the cover in place, either way the library has:
+ * mount(2) by the path (its flags), move_mount(2) onto a descriptor. */
+#define AT_COVER (struct trap){ SYS_mount, 3, MS_NOEXEC }, \
+	         (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }
+
+/* The change where the child makes its namespace: after the parent's look
+ * at the denials, before the child's covers.  The child finds .ssh another
+ * directory than the compile's and runs nothing (its line says why); a
+ * cover on the new .ssh would leave the key readable where it went. */
+START_TEST(test_hide_denial_replaced_before_cover)
+{
+	refused_at((struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, 0, 0, 1, CHANGED,
+	           __func__);
+}
+END_TEST
+
+/* The change at the cover's own mount, after the child's last look at
+ * .ssh: at mount(2) by the path (its flags), or at move_mount(2) onto a
+ * descriptor, either way the library has.  By the path, the cover would
+ * go on the new .ssh; onto the descriptor, it goes with the key, and the
+ * path that leads elsewhere now refuses the spawn. */
+START_TEST(test_hide_denial_replaced_at_cover)
+{
+	refused_at(AT_COVER, 0, 0, 1, CHANGED, __func__);
+}
+END_TEST
+
+
 /* The caller's table full at its soft limit, as another process of its
  * user can make it (prlimit(2)): two descriptors left, one for the
  * output's file, one for the child (a user namespace's maps).  The child
@@ -240,28 +258,7 @@ static int lowest_free(void)
  * descriptor, the window that would open. */
 START_TEST(test_hide_denial_replaced_table_full)
 {
-	struct moment m;
-	struct rlimit rl;
-	sbx_scopeattr_t s;
-	char *out = NULL;
-	int status;
-
-	if (!ready(&s, __func__))
-		return;
-	if (moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
-	               (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__)) {
-		ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-		rl.rlim_cur = (rlim_t)lowest_free() + 2;
-		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
-		ck_assert_int_eq(moment_end(&m), 1);
-		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
-		ck_assert_msg(status == -1000 - SBX_EREFUSED &&
-		                      strstr(out, "changed since the scope was compiled"),
-		              "status %d:\n%s", status, out);
-		free(out);
-	}
-	sbx_scopeattr_destroy(&s);
+	refused_at(AT_COVER, 2, 0, 1, CHANGED, __func__);
 }
 END_TEST
 
@@ -271,24 +268,7 @@ END_TEST
  * change at that mount would leave the key uncovered where it went. */
 START_TEST(test_hide_cover_no_room)
 {
-	struct moment m;
-	sbx_scopeattr_t s;
-	char *out = NULL;
-	int status;
-
-	if (!ready(&s, __func__))
-		return;
-	seccomp_fail(SYS_fsopen, EMFILE);
-	if (moment_arm(&m, (struct trap){ SYS_mount, 3, MS_NOEXEC },
-	               (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }, __func__)) {
-		status = run_scoped(&s, ARGV("/bin/sh", "-c", reader()), &out);
-		ck_assert_int_eq(moment_end(&m), 0);
-		ck_assert_msg(!strstr(out, SECRET), "ESCAPE: the key read where it went:\n%s", out);
-		ck_assert_msg(status == -1000 - SBX_EREFUSED && strstr(out, "too many open files"),
-		              "status %d:\n%s", status, out);
-		free(out);
-	}
-	sbx_scopeattr_destroy(&s);
+	refused_at(AT_COVER, 0, SYS_fsopen, 0, "too many open files", __func__);
 }
 END_TEST
 
