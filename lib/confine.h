@@ -215,8 +215,10 @@ int sbx__hide_enter(bool *user, const char **call);
  * it leads to another. */
 int sbx__hide_join(const struct hiding *h, bool *user, const char **call);
 /* The covers, binds and pins made in the namespace just entered (the
- * first part of sbx__hide_cover; the keeper of a namespace, hidens.c). */
-int sbx__hide_mount(const struct hiding *h, bool user, const char **call);
+ * first part of sbx__hide_cover; the keeper of a namespace, hidens.c).
+ * own: in the caller's own process (sbx_execve), whose resource limits
+ * its other threads share: none is raised for want of a descriptor. */
+int sbx__hide_mount(const struct hiding *h, bool user, bool own, const char **call);
 /* What a spawn's parent saw its child would inherit (holds.c): each
  * descriptor left open past exec that it looked at, by its inode, in
  * rising order; whole: every one such is here (else the child looks at
@@ -251,8 +253,9 @@ int sbx__hide_inherited(const struct hiding *h, const sbx_file_actions_t *fa, co
 /* After the file actions: the covers and pins, then the check that what
  * the child holds from before crosses a cover on its way to each denial:
  * its working directory, and every descriptor it keeps open but ours
- * (every), or those the file actions made (the inherited ones were looked
- * at before them).  ESTALE: a denial is not what the compile found; EXDEV:
+ * (every: the caller's own process, sbx_execve, which is also never given
+ * a higher limit of descriptors for its covers), or those the file actions
+ * made (the inherited ones were looked at before them).  ESTALE: a denial is not what the compile found; EXDEV:
  * something held reaches a denial past its cover. */
 int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
                     const sbx_file_actions_t *fa, bool every, const char **call);

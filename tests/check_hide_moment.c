@@ -148,7 +148,10 @@ static char *reader(void)
 {
 	static char cmd[9000];
 
-	snprintf(cmd, sizeof(cmd), "cat '%s/id' '%s/id' 2>&1; echo done", old, ssh);
+	/* No redirection: its errors go where its output goes (run_scoped),
+	 * and a shell saves a descriptor to redirect, which a table full at
+	 * its limit (test_hide_denial_replaced_table_full) has not. */
+	snprintf(cmd, sizeof(cmd), "cat '%s/id' '%s/id'; echo done", old, ssh);
 	return cmd;
 }
 
@@ -272,6 +275,33 @@ START_TEST(test_hide_cover_no_room)
 }
 END_TEST
 
+/* The soft limit a child raised for its covers is put back before the
+ * command runs: the command starts with the caller's, as posix_spawn(3)
+ * has it.  Nothing trapped, nothing changed: a spawn that hides. */
+START_TEST(test_hide_limit_put_back)
+{
+	sbx_scopeattr_t s;
+	struct rlimit rl;
+	char *out = NULL, want[64];
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__))
+		return;
+	scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+	ck_assert_int_eq(sbx_scopeattr_compile(&s), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = (rlim_t)lowest_free() + 2;
+	ck_assert_msg(rl.rlim_cur < rl.rlim_max, "no room above the soft limit to raise it into");
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	snprintf(want, sizeof(want), "%lu\n", (unsigned long)rl.rlim_cur);
+	ck_assert_int_eq(run_scoped(&s, ARGV("/bin/sh", "-c", "ulimit -Sn"), &out), 0);
+	ck_assert_str_eq(out, want);
+	outcome(1, 0);
+	free(out);
+	sbx_scopeattr_destroy(&s);
+}
+END_TEST
+
 #endif
 
 Suite *suite_hide_moment(void)
@@ -286,6 +316,7 @@ Suite *suite_hide_moment(void)
 	tcase_add_test(tc, test_hide_denial_replaced_at_cover);
 	tcase_add_test(tc, test_hide_denial_replaced_table_full);
 	tcase_add_test(tc, test_hide_cover_no_room);
+	tcase_add_test(tc, test_hide_limit_put_back);
 #endif
 	suite_add_tcase(su, tc);
 	return su;

@@ -261,6 +261,55 @@ START_TEST(test_hide_exec_short)
 }
 END_TEST
 
+/* sbx_execve's covers short of a descriptor: refused (EMFILE), nothing
+ * run, where a spawn's child would raise its soft limit for them: the
+ * caller's own process shares its limit with its other threads, which
+ * would start what they start with it raised.  The scope is compiled
+ * first; then one descriptor is left free (the user namespace's maps, the
+ * look at the table, the denial's own descriptor), none for the cover. */
+START_TEST(test_hide_exec_no_room)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo ran", NULL }, out[4096] = "";
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	REQUIRE_LANDLOCK();
+	if (!can_hide(__func__) || private_mounts(__func__) == MOUNT_NS_NONE)
+		return;
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0) {
+		struct rlimit rl;
+		sbx_scopeattr_t s;
+		sbx_outcome_t oc;
+		int fd;
+
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		scope_deny(&s, ssh, SBX_SCOPE_HIDE);
+		if (sbx_scopeattr_compile(&s) || getrlimit(RLIMIT_NOFILE, &rl) ||
+		    (fd = fcntl(0, F_DUPFD_CLOEXEC, 0)) < 0)
+			_exit(42);
+		close(fd);
+		rl.rlim_cur = (rlim_t)fd + 1;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(42);
+		fd = sbx_execve(argv[0], &s, argv, environ);
+		sbx_outcome_get(&oc);
+		dprintf(1, "%s, %s\n", sbx_strerror(fd), strerror(oc.error));
+		_exit(fd == SBX_EREFUSED && oc.error == EMFILE ? 40 : 41);
+	}
+	close(p[1]);
+	for (size_t got = 0; (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0;)
+		out[got += (size_t)n] = '\0';
+	close(p[0]);
+	status = wait_status(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 40 && !strstr(out, "ran"),
+	              "status %#x: %s", (unsigned)status, out);
+}
+END_TEST
+
 Suite *suite_hide_short(void)
 {
 	Suite *su = suite_create("hide-short");
@@ -272,6 +321,7 @@ Suite *suite_hide_short(void)
 	tcase_add_test(tc, test_hide_refusal_passing);
 	tcase_add_test(tc, test_hide_probe_short);
 	tcase_add_test(tc, test_hide_exec_short);
+	tcase_add_test(tc, test_hide_exec_no_room);
 	suite_add_tcase(su, tc);
 	return su;
 }

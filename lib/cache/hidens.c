@@ -56,7 +56,7 @@ CHILD static int keeper(void *arg)
 
 	p->err = sbx__hide_enter(&user, &p->call);
 	if (!p->err)
-		p->err = sbx__hide_mount(p->h, user, &p->call);
+		p->err = sbx__hide_mount(p->h, user, false, &p->call);
 	for (size_t i = 0; !p->err && i < p->h->ncovers + p->h->nbinds + p->h->npins; i++) {
 		const char *path = i < p->h->ncovers ? p->h->covers[i].path
 		                   : i < p->h->ncovers + p->h->nbinds

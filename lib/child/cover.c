@@ -381,8 +381,10 @@ CHILD static int cover_one(const struct cover *c, const struct cover *binds, siz
 /* The descriptors a cover takes, where the table is full at its soft limit
  * (the file actions took the rest, or another process of the caller's
  * lowered it: prlimit(2)): the limit raised to the hard one, once, and put
- * back after the covers (*was: what it was; was->max 0: not raised).  No
- * cover is ever made by its path for want of a descriptor: that is a
+ * back after the covers (*was: what it was; was->max 0: not raised).  Not
+ * in the caller's own process (sbx_execve), whose other threads share the
+ * limit and would start what they start with it raised: refused there.
+ * No cover is ever made by its path for want of a descriptor: that is a
  * window another process could open. */
 CHILD static bool more_room(struct sbx_rlimit64 *was)
 {
@@ -395,7 +397,7 @@ CHILD static bool more_room(struct sbx_rlimit64 *was)
 	return sys(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&now, 0) == 0;
 }
 
-CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
+CHILD int sbx__hide_mount(const struct hiding *h, bool user, bool own, const char **call)
 {
 	struct sbx_rlimit64 room = { 0, 0 };
 	long r = 0;
@@ -419,7 +421,7 @@ CHILD int sbx__hide_mount(const struct hiding *h, bool user, const char **call)
 			if (pass != (h->covers[i].ro ? 0 : 1 + h->covers[i].dir))
 				continue;
 			err = cover_one(&h->covers[i], h->binds + b, n, call);
-			if ((err == EMFILE || err == ENFILE) && more_room(&room))
+			if ((err == EMFILE || err == ENFILE) && !own && more_room(&room))
 				err = cover_one(&h->covers[i], h->binds + b, n, call);
 		}
 	/* After the covers, highest first, each whole (MS_REC): a pin carries
@@ -494,7 +496,8 @@ CHILD int sbx__hide_join(const struct hiding *h, bool *user, const char **call)
 CHILD int sbx__hide_cover(const struct hiding *h, bool user, const int *ours, size_t nours,
                           const sbx_file_actions_t *fa, bool every, const char **call)
 {
-	int err = h->kept ? (user ? caps_effective(true, call) : 0) : sbx__hide_mount(h, user, call);
+	int err = h->kept ? (user ? caps_effective(true, call) : 0)
+	                  : sbx__hide_mount(h, user, every, call);
 
 	if (err)
 		return err;
