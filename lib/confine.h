@@ -208,6 +208,10 @@ struct confinement {
  * in it made private.  0, or the errno with *call naming the step: then
  * the child is as it was but for its namespaces, and nothing is hidden. */
 int sbx__hide_enter(bool *user, const char **call);
+/* The child's effective capabilities made its permitted ones (on), or
+ * emptied: a user namespace's serve the mounts, never the caller's file
+ * actions (namespace.c). */
+int sbx__caps_effective(bool on, const char **call);
 /* The same, where h->kept is: that namespace entered (its user namespace
  * first, where it has one), the root and the working directory the child
  * had made again in it, and each mount of h found where it was made.

@@ -192,7 +192,7 @@ int prctl_no_new_privs(void);
  * where its third argument is not NULL.  0, or the errno. */
 int mutate_filter(long nr, bool only_with_program);
 /* The runner's "hide" mutation: mount(2) with MS_SILENT, which the library
- * alone says (lib/child/cover.c: the child's covers, pins and private mounts),
+ * alone says (lib/child/namespace.c and cover.c: the child's private mounts, covers and pins),
  * returns 0 and does nothing.  0, or the errno. */
 int mutate_hiding(void);
 
