@@ -192,10 +192,11 @@ static int lowest_free(void)
 
 /* The scope's spawn of reader() with the change made at the trapped call
  * (a, or b), the caller's soft RLIMIT_NOFILE left room descriptors above
- * those open (0: as it is), and the call short (0: none) saying EMFILE
- * (a filter of the test's): the trap met that often, the spawn refused
- * (SBX_EREFUSED) with a line saying why, the key read nowhere. */
-static void refused_at(struct trap a, struct trap b, int room, long short_nr, int met,
+ * those open (0: as it is), and a call short (short.nr 0: none) saying
+ * short.arg's errno (a filter of the test's): the trap met that often, the
+ * spawn refused (SBX_EREFUSED) with a line saying why, the key read
+ * nowhere. */
+static void refused_at(struct trap a, struct trap b, int room, struct trap short_of, int met,
                        const char *why, const char *test)
 {
 	struct moment m;
@@ -206,8 +207,8 @@ static void refused_at(struct trap a, struct trap b, int room, long short_nr, in
 
 	if (!ready(&s, test))
 		return;
-	if (short_nr)
-		seccomp_fail(short_nr, EMFILE);
+	if (short_of.nr)
+		seccomp_fail(short_of.nr, short_of.arg);
 	if (moment_arm(&m, a, b, test)) {
 		ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 		if (room)
@@ -229,6 +230,8 @@ static void refused_at(struct trap a, struct trap b, int room, long short_nr, in
  * mount(2) by the path (its flags), move_mount(2) onto a descriptor. */
 #define AT_COVER (struct trap){ SYS_mount, 3, MS_NOEXEC }, \
 	         (struct trap){ SYS_move_mount, 4, SBX_MOVE_MOUNT_T_EMPTY_PATH }
+/* No call short. */
+#define NONE (struct trap){ 0, 0, 0 }
 
 /* The change where the child makes its namespace: after the parent's look
  * at the denials, before the child's covers.  The child finds .ssh another
@@ -236,7 +239,7 @@ static void refused_at(struct trap a, struct trap b, int room, long short_nr, in
  * cover on the new .ssh would leave the key readable where it went. */
 START_TEST(test_hide_denial_replaced_before_cover)
 {
-	refused_at((struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, 0, 0, 1, CHANGED,
+	refused_at((struct trap){ SYS_unshare, -1, 0 }, (struct trap){ 0, 0, 0 }, 0, NONE, 1, CHANGED,
 	           __func__);
 }
 END_TEST
@@ -248,7 +251,7 @@ END_TEST
  * path that leads elsewhere now refuses the spawn. */
 START_TEST(test_hide_denial_replaced_at_cover)
 {
-	refused_at(AT_COVER, 0, 0, 1, CHANGED, __func__);
+	refused_at(AT_COVER, 0, NONE, 1, CHANGED, __func__);
 }
 END_TEST
 
@@ -261,7 +264,7 @@ END_TEST
  * descriptor, the window that would open. */
 START_TEST(test_hide_denial_replaced_table_full)
 {
-	refused_at(AT_COVER, 2, 0, 1, CHANGED, __func__);
+	refused_at(AT_COVER, 2, NONE, 1, CHANGED, __func__);
 }
 END_TEST
 
@@ -271,7 +274,18 @@ END_TEST
  * change at that mount would leave the key uncovered where it went. */
 START_TEST(test_hide_cover_no_room)
 {
-	refused_at(AT_COVER, 0, SYS_fsopen, 0, "too many open files", __func__);
+	refused_at(AT_COVER, 0, (struct trap){ SYS_fsopen, EMFILE, 0 }, 0, "too many open files",
+	           __func__);
+}
+END_TEST
+
+/* No memory for a cover (a filter of the test's says ENOMEM to fsopen(2)),
+ * which another process of the caller's could bring about as it can a
+ * full table: refused, ENOMEM, never covered by its path. */
+START_TEST(test_hide_cover_no_memory)
+{
+	refused_at(AT_COVER, 0, (struct trap){ SYS_fsopen, ENOMEM, 0 }, 0, "out of memory",
+	           __func__);
 }
 END_TEST
 
@@ -316,6 +330,7 @@ Suite *suite_hide_moment(void)
 	tcase_add_test(tc, test_hide_denial_replaced_at_cover);
 	tcase_add_test(tc, test_hide_denial_replaced_table_full);
 	tcase_add_test(tc, test_hide_cover_no_room);
+	tcase_add_test(tc, test_hide_cover_no_memory);
 	tcase_add_test(tc, test_hide_limit_put_back);
 #endif
 	suite_add_tcase(su, tc);

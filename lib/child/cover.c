@@ -173,8 +173,9 @@ CHILD static uint64_t mount_id(long fd, const char *path)
  * where the path no longer leads there the denial changed: ESTALE.  What
  * is bound back goes in from the cover's root.  -1, nothing mounted,
  * where the calls are refused here (a filter, a security module): the
- * caller's own doing, which no other process can bring about; EMFILE and
- * ENFILE, nothing mounted, are returned as they are. */
+ * caller's own doing, which no other process can bring about; a shortage
+ * (EMFILE, ENFILE, ENOMEM), which another could, is returned as it is,
+ * nothing mounted. */
 CHILD static int cover_at(const struct cover *c, long t, const struct cover *binds,
                           const long *fds, size_t nbinds, const char **call)
 {
@@ -188,7 +189,7 @@ CHILD static int cover_at(const struct cover *c, long t, const struct cover *bin
 		/* No mount on a name removed since the check. */
 		err = r == -ENOENT ? ESTALE : r < 0 ? (int)-r : 0;
 	}
-	if (err && err != ESTALE && err != EMFILE && err != ENFILE)
+	if (err && err != ESTALE && err != EMFILE && err != ENFILE && err != ENOMEM)
 		err = -1;
 	*call = err ? *call : "statx";
 	if (!err && (!mount_id(m, "") || mount_id(m, "") != mount_id(AT_FDCWD, c->path)))
