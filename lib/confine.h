@@ -163,11 +163,12 @@ struct keptns {
 int sbx__hide_kept(struct sbx_ruleset *rs, const struct keptns **kept);
 void sbx__hide_unkeep(struct sbx_ruleset *rs, bool released);
 
-/* The mount at path (the unique id where the kernel has one, Linux 6.8),
- * and its inode in *sx. */
-CHILD static inline long mount_of(const char *path, uint64_t *id, struct statx *sx)
+/* The mount at path from fd (AT_FDCWD; path "": fd's own file), the unique
+ * id where the kernel has one (Linux 6.8), and its inode in *sx. */
+CHILD static inline long mount_of(long fd, const char *path, uint64_t *id, struct statx *sx)
 {
-	long r = sys5(SYS_statx, AT_FDCWD, (long)path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	long r = sys5(SYS_statx, fd, (long)path,
+	              (*path ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) | AT_STATX_DONT_SYNC,
 	              STATX_INO | STATX_MNT_ID | SBX_STATX_MNT_ID_UNIQUE, (long)sx);
 
 	*id = sx->stx_mnt_id;
@@ -180,7 +181,7 @@ CHILD static inline bool kept_root(const struct keptns *k)
 	struct statx sx;
 	uint64_t id;
 
-	return mount_of("/", &id, &sx) == 0 && id == k->root_mnt && sx.stx_ino == k->root_ino &&
+	return mount_of(AT_FDCWD, "/", &id, &sx) == 0 && id == k->root_mnt && sx.stx_ino == k->root_ino &&
 	       sx.stx_dev_major == k->root_major && sx.stx_dev_minor == k->root_minor;
 }
 

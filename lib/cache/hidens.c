@@ -65,7 +65,7 @@ CHILD static int keeper(void *arg)
 		struct statx sx;
 
 		p->call = "statx";
-		if ((r = mount_of(path, &k->ids[i], &sx)) < 0)
+		if ((r = mount_of(AT_FDCWD, path, &k->ids[i], &sx)) < 0)
 			p->err = (int)-r;
 	}
 	p->call = "open";
@@ -154,7 +154,7 @@ static int keep(struct sbx_ruleset *rs)
 	rs->ns_state = NS_NEVER;
 	/* The keeper writes what it found in our memory: not where a clone
 	 * is a fork (an emulator). */
-	if (!sbx__vm_clone_shares() || mount_of("/", &k->root_mnt, &sx) < 0) {
+	if (!sbx__vm_clone_shares() || mount_of(AT_FDCWD, "/", &k->root_mnt, &sx) < 0) {
 		free(k);
 		return 0;
 	}

@@ -153,19 +153,6 @@ CHILD static int cover_made(const struct cover *c, long t, bool binding, long *m
 	return r < 0 ? (int)-r : 0;
 }
 
-/* The id of the mount at fd's file (AT_FDCWD: at path's), or 0. */
-CHILD static uint64_t mount_id(long fd, const char *path)
-{
-	struct statx sx;
-
-	if (sys5(SYS_statx, fd, (long)path,
-	         (fd == AT_FDCWD ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) | AT_STATX_DONT_SYNC,
-	         STATX_MNT_ID, (long)&sx) < 0 ||
-	    !(sx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return sx.stx_mnt_id;
-}
-
 /* Covers c on the inode the compile found, by a descriptor of it (t, just
  * checked), never by its path: a rename by another process meanwhile
  * would put a cover made by path on whatever took the name, and leave the
@@ -181,6 +168,8 @@ CHILD static int cover_at(const struct cover *c, long t, const struct cover *bin
 {
 	long m = -1, r;
 	int err = cover_made(c, t, nbinds > 0, &m, call);
+	uint64_t made, named;
+	struct statx sx;
 
 	if (!err) {
 		*call = "move_mount";
@@ -191,9 +180,12 @@ CHILD static int cover_at(const struct cover *c, long t, const struct cover *bin
 	}
 	if (err && err != ESTALE && err != EMFILE && err != ENFILE && err != ENOMEM)
 		err = -1;
-	*call = err ? *call : "statx";
-	if (!err && (!mount_id(m, "") || mount_id(m, "") != mount_id(AT_FDCWD, c->path)))
-		err = ESTALE;
+	if (!err) {
+		*call = "statx";
+		if (mount_of(m, "", &made, &sx) < 0 || mount_of(AT_FDCWD, c->path, &named, &sx) < 0 ||
+		    made != named)
+			err = ESTALE;
+	}
 	for (size_t i = 0; !err && i < nbinds; i++)
 		err = bind_back(c, &binds[i], fds[i], m, call);
 	if (!err && nbinds && c->dir && !c->ro) {

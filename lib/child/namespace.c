@@ -171,7 +171,7 @@ CHILD int sbx__hide_join(const struct hiding *h, bool *user, const char **call)
 	/* Each cover, bind and pin is the mount the keeper made: a path the
 	 * caller removed and made again since (a file linked back) has none. */
 	for (size_t i = 0; i < h->ncovers + h->nbinds + h->npins; i++)
-		if ((r = mount_of(kept_path(h, i), &id, &now)) < 0 || id != k->ids[i])
+		if ((r = mount_of(AT_FDCWD, kept_path(h, i), &id, &now)) < 0 || id != k->ids[i])
 			return ESTALE;
 	return *user ? sbx__caps_effective(false, call) : 0;
 }
